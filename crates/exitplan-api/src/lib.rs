@@ -1,0 +1,37 @@
+//! # exitplan-api
+//!
+//! The pure API layer of exitplan — what upstream keeps in `pkg/apis/*/validation`
+//! and `pkg/registry/*/strategy.go`. No IO, no async, no clock of its own: the
+//! caller passes `now`.
+//!
+//! ```text
+//!   submitted JSON ──► absent::find_absent ──┐
+//!         │                                  ▼
+//!         └─► typed object ──► strategy::admit_{create,update,status_update}
+//!                                 │  default → prepare → validate
+//!                                 ▼
+//!                      Ok(()) or status::InvalidError (422 Status)
+//! ```
+//!
+//! * [`field`] — field errors rendered exactly like apimachinery's.
+//! * [`formats`], [`meta`], [`conditions`] — shared rules (names, label keys,
+//!   UUIDs, reserved domains, ObjectMeta, `metav1.Condition`).
+//! * [`lifecycle`] — EvictionRequest and Eviction (`lifecycle.k8s.io/v1alpha1`):
+//!   validation, strategies, the responder sort.
+//! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`).
+//! * [`batch`] — Job validation and defaulting for failure handling.
+//! * [`policy`] — PodDisruptionBudget validation and the pod eviction
+//!   subresource decision.
+
+pub mod absent;
+pub mod batch;
+pub mod conditions;
+pub mod core;
+pub mod field;
+pub mod formats;
+pub mod lifecycle;
+pub mod meta;
+pub mod policy;
+pub mod status;
+pub mod strategy;
+pub mod time;

@@ -1,0 +1,5 @@
+//! The `exitplan` command line.
+
+fn main() {
+    println!("exitplan");
+}
