@@ -52,7 +52,8 @@ pub struct Write {
     /// The evictor's full `status.responders` entry to apply; `None` when
     /// nothing changed and the last heartbeat is still fresh.
     pub responder_status: Option<ResponderStatus>,
-    /// Sync again after this long (at most [`HEARTBEAT_INTERVAL`]); `None`
+    /// Sync again after this long: at most [`HEARTBEAT_INTERVAL`], and
+    /// without a write at most until the last heartbeat is that old; `None`
     /// leaves it to watch events.
     pub requeue_after: Option<SignedDuration>,
 }
@@ -345,6 +346,18 @@ fn finish(last: &ResponderStatus, step: Step, now: Timestamp) -> Write {
             }
             entry
         });
+    // Without a write, also look again when the last heartbeat turns 3 min
+    // old (deviation from upstream, which always requeues 3 min from now): a
+    // work queue that keeps only the earliest pending requeue (client-go's
+    // delaying queue, kube-runtime's scheduler) may already hold an earlier
+    // one and drop the one a previous write asked for.
+    let requeue_after = match (&responder_status, &last.heartbeat_time) {
+        (None, Some(hb)) => {
+            let next_heartbeat = add(hb.0, HEARTBEAT_INTERVAL).duration_since(now);
+            requeue_after.map(|d| d.min(next_heartbeat))
+        }
+        _ => requeue_after,
+    };
     Write {
         responder_status,
         requeue_after,
