@@ -1389,3 +1389,52 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn case_93_heartbeat_cadence_with_earliest_wins_queue() {
+    // The work queue keeps only the earliest pending requeue. Blocked with 8
+    // failures (back-off 10 min), last call and heartbeat at 0 s, requeue
+    // pending at 180 s.
+    let mut eviction = active_eviction(at(secs(0)));
+    if let Some(r) = eviction.status.as_mut().and_then(|s| s.responders.as_mut()) {
+        r[0].message = Some(failed(8));
+        r[0].heartbeat_time = Some(Time(at(secs(0))));
+    }
+    let record = AttemptRecord {
+        pod_uid: UID.to_owned(),
+        at: at(secs(0)),
+    };
+    // An unrelated event at 179.5 s finds the heartbeat stale and writes
+    // one (179 s); its 3-min requeue (359.5 s) loses to the pending 180 s.
+    let w = expect_write(decide(
+        &eviction,
+        Some(&running()),
+        Some(&record),
+        at_ms(179_500),
+    ));
+    assert_eq!(time_of(&written(&w).heartbeat_time), Some(at(secs(179))));
+    assert_eq!(w.requeue_after, Some(mins(3)));
+    apply(&mut eviction, &w);
+    // At 180 s the heartbeat is fresh: no write. Upstream would requeue in
+    // 3 min (→ next heartbeat at 360 s, 181 s after the last); the requeue
+    // here is when that heartbeat turns 3 min old.
+    let w = expect_write(decide(
+        &eviction,
+        Some(&running()),
+        Some(&record),
+        at(secs(180)),
+    ));
+    assert_eq!(w.responder_status, None);
+    assert_eq!(w.requeue_after, Some(secs(179)));
+    let w = expect_write(decide(
+        &eviction,
+        Some(&running()),
+        Some(&record),
+        at(secs(359)),
+    ));
+    assert_eq!(
+        time_of(&written(&w).heartbeat_time),
+        Some(at(secs(359))),
+        "exactly 3 min after the last heartbeat"
+    );
+}
