@@ -440,7 +440,9 @@ impl fmt::Display for ErrorList {
     }
 }
 
-/// Quotes a string the way Go's `strconv.Quote` (and so `%q`) does.
+/// Quotes a string the way Go's `strconv.Quote` (and so `%q`) does. Exact for
+/// ASCII; for other characters it escapes controls and non-ASCII spaces (Go
+/// also escapes unassigned and format characters, which never occur in names).
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -458,7 +460,8 @@ pub fn go_quote(s: &str) -> String {
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
-            c if c.is_control() => {
+            // Go's strconv.IsPrint: controls and every space but U+0020 are escaped.
+            c if c.is_control() || c.is_whitespace() => {
                 let n = c as u32;
                 if n <= 0xffff {
                     out.push_str(&format!("\\u{n:04x}"));
@@ -557,5 +560,6 @@ mod tests {
     #[test]
     fn go_quote_escapes() {
         assert_eq!(go_quote("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\x01é\"");
+        assert_eq!(go_quote("a\u{a0}b"), "\"a\\u00a0b\"");
     }
 }

@@ -5,6 +5,7 @@
 //! "been" of the "marked for deletion" messages (spec §11 #19) and Go's `%q`
 //! quoting of the pod name and phase.
 
+use exitplan_api::field::go_quote;
 use exitplan_api::lifecycle::constants::MAX_RESPONDER_MESSAGE;
 
 /// Substring of the previous message that shows the pod was marked for
@@ -95,56 +96,15 @@ pub fn recorded_attempts(message: &str) -> u64 {
     0
 }
 
-/// `message` cut to at most [`MAX_RESPONDER_MESSAGE`] bytes, on a char
-/// boundary. Upstream slices bytes (`message[:4000]`) and the declarative
-/// `maxLength` counts bytes too; cutting on a boundary keeps valid UTF-8 and
-/// the result also satisfies a character-counting limit.
+/// `message` cut to at most [`MAX_RESPONDER_MESSAGE`] characters. Upstream
+/// slices bytes (`message[:4000]`), which can split a UTF-8 sequence; the spec
+/// (§8 step 3, §11 #20) counts the limit in characters and cuts on a character
+/// boundary, which is what status validation accepts.
 pub fn truncate_message(mut message: String) -> String {
-    if message.len() > MAX_RESPONDER_MESSAGE {
-        let mut end = MAX_RESPONDER_MESSAGE;
-        while !message.is_char_boundary(end) {
-            end -= 1;
-        }
+    if let Some((end, _)) = message.char_indices().nth(MAX_RESPONDER_MESSAGE) {
         message.truncate(end);
     }
     message
-}
-
-/// Go's `strconv.Quote` (`%q`) for the strings that appear in messages: pod
-/// names and phases. ASCII follows Go exactly; for non-ASCII, control and
-/// non-space whitespace characters are escaped, others kept (Go's
-/// `unicode.IsPrint` also escapes unassigned and format characters).
-pub fn go_quote(s: &str) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            ' ' => out.push(' '),
-            c if c.is_control() || c.is_whitespace() => {
-                let n = u32::from(c);
-                let _ = if n < 0x80 {
-                    write!(out, "\\x{n:02x}")
-                } else if n < 0x1_0000 {
-                    write!(out, "\\u{n:04x}")
-                } else {
-                    write!(out, "\\U{n:08x}")
-                };
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
@@ -160,14 +120,13 @@ mod tests {
     }
 
     #[test]
-    fn truncates_on_char_boundary() {
+    fn truncates_to_4000_characters() {
         let ascii = "a".repeat(MAX_RESPONDER_MESSAGE + 10);
         assert_eq!(truncate_message(ascii).len(), MAX_RESPONDER_MESSAGE);
-        // 3999 ASCII bytes then a 2-byte char straddling the limit.
-        let mixed = format!("{}é tail", "a".repeat(MAX_RESPONDER_MESSAGE - 1));
-        let cut = truncate_message(mixed);
-        assert_eq!(cut.len(), MAX_RESPONDER_MESSAGE - 1);
-        assert!(cut.chars().all(|c| c == 'a'));
+        let wide = "é".repeat(MAX_RESPONDER_MESSAGE + 1);
+        let cut = truncate_message(wide);
+        assert_eq!(cut.chars().count(), MAX_RESPONDER_MESSAGE);
+        assert_eq!(cut.len(), 2 * MAX_RESPONDER_MESSAGE);
         let short = "é".repeat(10);
         assert_eq!(truncate_message(short.clone()), short);
     }
