@@ -114,18 +114,27 @@ pub fn remaining_for_failures(
 /// `last_failed`: failures = failure + ignored annotations + 1, reference
 /// time = its finish time; no retained pod → no delay.
 pub fn remaining_for_index(now: Timestamp, last_failed: Option<&Pod>) -> SignedDuration {
+    remaining_for_index_with(
+        now,
+        DEFAULT_POD_FAILURE_BACKOFF,
+        MAX_POD_FAILURE_BACKOFF,
+        last_failed,
+    )
+}
+
+/// [`remaining_for_index`] with explicit base delay and cap.
+pub fn remaining_for_index_with(
+    now: Timestamp,
+    base: SignedDuration,
+    max: SignedDuration,
+    last_failed: Option<&Pod>,
+) -> SignedDuration {
     let Some(pod) = last_failed else {
         return SignedDuration::ZERO;
     };
     let failures =
         i32::try_from(index_absolute_failure_count(pod).saturating_add(1)).unwrap_or(i32::MAX);
-    remaining_for_failures(
-        now,
-        DEFAULT_POD_FAILURE_BACKOFF,
-        MAX_POD_FAILURE_BACKOFF,
-        failures,
-        Some(finished_time(pod)),
-    )
+    remaining_for_failures(now, base, max, failures, Some(finished_time(pod)))
 }
 
 /// A pod's finish time (§9): containers (regular, then sidecars), else the

@@ -371,7 +371,7 @@ fn count_i64(n: i64) -> i32 {
 /// What pod management decided before anything was applied.
 struct Managed {
     step: Option<Step>,
-    /// `active` assuming every create/delete succeeds.
+    /// Requeue for the recreation back-off.
     requeue: Option<SignedDuration>,
     manage_called: bool,
 }
