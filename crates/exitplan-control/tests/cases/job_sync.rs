@@ -657,3 +657,197 @@ fn case_41_terminating_pod_not_failed_under_policy() {
     assert_eq!(st.terminating, Some(1));
     assert!(plan.created_pods().is_empty());
 }
+
+// ---- C. TestSyncJobWithJobBackoffLimitPerIndex (cases 42–53) -------------
+
+fn c_job() -> J {
+    job(2, Some(2)).indexed().per_index(1)
+}
+
+#[test]
+fn case_42_successful_job_after_single_failure_within_index() {
+    let j = c_job().b();
+    let pods = [
+        pod(0).uid("a1").phase("Failed").index(0).fcount(0).b(),
+        pod(1).uid("a2").phase("Succeeded").index(0).fcount(1).b(),
+        pod(2).uid("b").phase("Succeeded").index(1).fcount(0).b(),
+    ];
+    let plan = run(&j, &pods);
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st), (0, 1, 2));
+    assert_eq!(st.completed_indexes.as_deref(), Some("0,1"));
+    assert_eq!(st.failed_indexes.as_deref(), Some(""));
+    assert_eq!(st.terminating, Some(0));
+    assert_eq!(types(&st), vec!["SuccessCriteriaMet", "Complete"]);
+    assert!(st.completion_time.is_some());
+    let ev: Vec<_> = plan.events().iter().map(|e| e.reason.clone()).collect();
+    assert_eq!(ev, vec!["Completed"]);
+}
+
+#[test]
+fn case_43_single_failed_pod_not_counted_replacement_delayed() {
+    let j = c_job().b();
+    let pods = [pod(0).uid("a").phase("Failed").index(0).fcount(0).b()];
+    let plan = run(&j, &pods);
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st), (2, 0, 0));
+    assert_eq!(st.failed_indexes.as_deref(), Some(""));
+    assert!(plan.removed_finalizers().is_empty(), "retained pod keeps its finalizer");
+    let created: Vec<_> = plan.created_pods().into_iter().map(|p| p.index).collect();
+    assert_eq!(created, vec![Some(0), Some(1)]);
+}
+
+#[test]
+fn case_44_single_failed_pod_replaced_already() {
+    let j = c_job().b();
+    let pods = [
+        pod(0).uid("a").phase("Failed").index(0).fcount(0).b(),
+        pod(1).uid("b").phase("Pending").index(0).fcount(1).b(),
+    ];
+    let plan = run(&j, &pods);
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st), (2, 1, 0));
+    assert_eq!(st.failed_indexes.as_deref(), Some(""));
+    assert_eq!(plan.removed_finalizers(), vec!["a"]);
+}
+
+#[test]
+fn case_45_index_exceeds_backoff_limit_per_index_job_continues() {
+    let j = c_job().b();
+    let pods = [pod(0).uid("a").phase("Failed").index(0).fcount(1).b()];
+    let plan = run(&j, &pods);
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st), (1, 1, 0));
+    assert_eq!(st.failed_indexes.as_deref(), Some("0"));
+    assert!(types(&st).is_empty());
+    let created: Vec<_> = plan.created_pods().into_iter().map(|p| p.index).collect();
+    assert_eq!(created, vec![Some(1)], "failed index 0 is never re-created");
+}
+
+#[test]
+fn case_46_fail_index_action_job_continues() {
+    let j = c_job().policy(vec![exit_rule("FailIndex", "In", &[3], None)]).b();
+    let pods = [pod(0).uid("a").phase("Failed").index(0).fcount(0).exit("main", 3).b()];
+    let st = final_status(&j, &run(&j, &pods));
+    assert_eq!(counters(&st), (1, 1, 0));
+    assert_eq!(st.failed_indexes.as_deref(), Some("0"));
+}
+
+#[test]
+fn case_47_fail_job_action_with_per_index() {
+    let j = c_job().backoff_limit(6).policy(vec![exit_rule("FailJob", "In", &[3], None)]).b();
+    let pods = [pod(0).uid("a").phase("Failed").index(0).fcount(0).exit("x", 3).b()];
+    let st = final_status(&j, &run(&j, &pods));
+    let msg = msg_exit("x", "mypod-0", 3, 0);
+    assert_eq!(counters(&st), (0, 1, 0));
+    assert_eq!(st.failed_indexes.as_deref(), Some(""));
+    assert_eq!(
+        conds(&st),
+        vec![pair("FailureTarget", "PodFailurePolicy", &msg), pair("Failed", "PodFailurePolicy", &msg)]
+    );
+}
+
+#[test]
+fn case_48_ignore_action_with_per_index() {
+    let j = c_job().policy(vec![exit_rule("Ignore", "In", &[3], None)]).b();
+    let pods = [pod(0).uid("a").phase("Failed").index(0).fcount(0).exit("main", 3).b()];
+    let plan = run(&j, &pods);
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st), (2, 0, 0));
+    assert_eq!(st.failed_indexes.as_deref(), Some(""));
+    let replacement = plan.created_pods().into_iter().find(|p| p.index == Some(0)).expect("idx 0");
+    let ann = replacement.template.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
+    assert_eq!(ann.get("batch.kubernetes.io/job-index-failure-count").map(String::as_str), Some("0"));
+    assert_eq!(ann.get("batch.kubernetes.io/job-index-ignored-failure-count").map(String::as_str), Some("1"));
+}
+
+#[test]
+fn case_49_backoff_limit_before_backoff_limit_per_index() {
+    let j = c_job().backoff_limit(1).b();
+    let pods = [
+        pod(0).uid("a").phase("Failed").index(0).fcount(0).b(),
+        pod(1).uid("b").phase("Failed").index(1).fcount(0).b(),
+    ];
+    let st = final_status(&j, &run(&j, &pods));
+    assert_eq!(counters(&st).1, 2);
+    assert_eq!(st.failed_indexes.as_deref(), Some(""));
+    let m = "Job has reached the specified backoff limit";
+    assert_eq!(
+        conds(&st),
+        vec![pair("FailureTarget", "BackoffLimitExceeded", m), pair("Failed", "BackoffLimitExceeded", m)]
+    );
+}
+
+#[test]
+fn case_50_job_failed_due_to_failed_indexes() {
+    let j = c_job().b();
+    let pods = [
+        pod(0).uid("a").phase("Failed").index(0).fcount(1).b(),
+        pod(1).uid("b").phase("Succeeded").index(1).b(),
+    ];
+    let st = final_status(&j, &run(&j, &pods));
+    assert_eq!(counters(&st), (0, 1, 1));
+    assert_eq!(st.failed_indexes.as_deref(), Some("0"));
+    assert_eq!(st.completed_indexes.as_deref(), Some("1"));
+    let m = "Job has failed indexes";
+    assert_eq!(conds(&st), vec![pair("FailureTarget", "FailedIndexes", m), pair("Failed", "FailedIndexes", m)]);
+}
+
+fn max_failed_indexes_case() -> (Job, Vec<Pod>) {
+    let j = job(4, Some(4)).indexed().per_index(1).spec("maxFailedIndexes", json!(1)).b();
+    let pods = vec![
+        pod(0).uid("a").phase("Failed").index(0).fcount(1).b(),
+        pod(1).uid("b").phase("Succeeded").index(1).b(),
+        pod(2).uid("c").phase("Failed").index(2).fcount(1).b(),
+        pod(3).uid("d").phase("Running").index(3).node("n1").b(),
+    ];
+    (j, pods)
+}
+
+#[test]
+fn case_51_exceeding_max_failed_indexes() {
+    let (j, pods) = max_failed_indexes_case();
+    let plan = run(&j, &pods);
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st), (0, 3, 1));
+    assert_eq!(st.terminating, Some(1));
+    assert_eq!(st.failed_indexes.as_deref(), Some("0,2"));
+    assert_eq!(st.completed_indexes.as_deref(), Some("1"));
+    let m = "Job has exceeded the specified maximal number of failed indexes";
+    assert_eq!(conds(&st), vec![pair("FailureTarget", "MaxFailedIndexesExceeded", m)]);
+}
+
+/// ⚑ gates-on: JobPodReplacementPolicy / JobManagedBy cannot be disabled, so
+/// the result is case 51's (`FailureTarget` first, `terminating` published),
+/// and `Failed` follows once the running pod is gone.
+#[test]
+fn case_52_max_failed_indexes_gates_off_is_gates_on() {
+    let (j, pods) = max_failed_indexes_case();
+    let mut store = Store::new(j, pods);
+    store.sync();
+    assert_eq!(types(&store.status()), vec!["FailureTarget"]);
+    set_phase(store.pod_mut("mypod-3"), "Failed", None);
+    store.sync();
+    let st = store.status();
+    assert_eq!(types(&st), vec!["FailureTarget", "Failed"]);
+    assert_eq!(st.terminating, Some(0));
+    assert_eq!(counters(&st), (0, 3, 1));
+}
+
+/// ⚑ gates-on: the gate cannot be turned off; the equivalent is a Job
+/// without `backoffLimitPerIndex` that carries a stale `failedIndexes`.
+#[test]
+fn case_53_failed_indexes_cleaned_without_per_index() {
+    let j = job(3, Some(3))
+        .indexed()
+        .status("failedIndexes", json!("0"))
+        .status("completedIndexes", json!("1"))
+        .status("succeeded", json!(1))
+        .b();
+    let pods = [pod(2).uid("c").phase("Pending").index(2).b()];
+    let plan = run(&j, &pods);
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st), (2, 0, 1));
+    assert_eq!(st.completed_indexes.as_deref(), Some("1"));
+    assert_eq!(st.failed_indexes, None);
+}
