@@ -851,3 +851,179 @@ fn case_53_failed_indexes_cleaned_without_per_index() {
     assert_eq!(st.completed_indexes.as_deref(), Some("1"));
     assert_eq!(st.failed_indexes, None);
 }
+
+// ---- D. Counting, finalizers, uncountedTerminatedPods (cases 54–63) ------
+
+#[test]
+fn case_54_track_finished_pods() {
+    let j = job(2, None).b();
+    let pods = [
+        pod(0).uid("a").phase("Succeeded").b(),
+        pod(1).uid("b").phase("Failed").b(),
+        pod(2).uid("c").phase("Succeeded").deleted(t0()).b(),
+        pod(3).uid("d").phase("Failed").deleted(t0()).b(),
+        pod(4).uid("e").phase("Pending").deleted(t0()).b(),
+        pod(5).uid("f").phase("Pending").b(),
+        pod(6).uid("g").phase("Running").b(),
+    ];
+    let plan = run(&j, &pods);
+    assert_eq!(plan.removed_finalizers(), vec!["a", "b", "c", "d", "e"]);
+    let writes = plan.status_writes();
+    assert_eq!(writes.len(), 2);
+    assert_eq!(uncounted(writes[0]), (vec!["a".into(), "c".into()], vec!["b".into(), "d".into(), "e".into()]));
+    assert_eq!((writes[0].succeeded, writes[0].failed), (None, None));
+    assert_eq!(uncounted(writes[1]), (vec![], vec![]));
+    assert_eq!((writes[1].succeeded, writes[1].failed), (Some(2), Some(3)));
+    assert!(writes[1].uncounted_terminated_pods.is_some(), "written as {{}}");
+}
+
+/// ⚑ gates-on: the running pod is deleted (terminating), so `Failed` waits
+/// and only `FailureTarget` (persisted earlier) is present.
+#[test]
+fn case_55_failing_job() {
+    let j = job(3, None)
+        .condition("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        .b();
+    let pods = [
+        pod(0).uid("a").phase("Succeeded").b(),
+        pod(1).uid("b").phase("Failed").b(),
+        pod(2).uid("c").phase("Running").node("n1").b(),
+    ];
+    let plan = run(&j, &pods);
+    let writes = plan.status_writes();
+    assert_eq!(uncounted(writes[0]), (vec!["a".into()], vec!["b".into(), "c".into()]));
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st), (0, 2, 1));
+    assert_eq!(types(&st), vec!["FailureTarget"]);
+    let mut store = Store::new(j, pods.to_vec());
+    store.sync();
+    set_phase(store.pod_mut("mypod-2"), "Failed", None);
+    store.sync();
+    assert_eq!(types(&store.status()), vec!["FailureTarget", "Failed"]);
+    assert_eq!(counters(&store.status()), (0, 2, 1), "no double counting");
+}
+
+#[test]
+fn case_56_deleted_job_releases_pods() {
+    let mut j = job(1, None).b();
+    j.metadata.deletion_timestamp = Some(Time(t0()));
+    let pods = [
+        pod(0).uid("a").phase("Succeeded").b(),
+        pod(1).uid("b").phase("Failed").b(),
+        pod(2).uid("c").phase("Running").b(),
+    ];
+    let plan = run(&j, &pods);
+    assert_eq!(plan.removed_finalizers(), vec!["a", "b", "c"]);
+    let st = final_status(&j, &plan);
+    assert_eq!((st.succeeded, st.failed), (Some(1), Some(1)));
+    assert!(plan.created_pods().is_empty() && plan.deleted_pods().is_empty());
+}
+
+#[test]
+fn case_57_too_many_finished() {
+    let j = job(0, Some(1000)).status("uncountedTerminatedPods", json!({"failed": ["a", "b"]})).b();
+    let mut pods: Vec<Pod> = (0..500).map(|i| pod(i).uid(&i.to_string()).phase("Succeeded").b()).collect();
+    pods.push(pod(500).uid("b").phase("Failed").b());
+    let plan = run(&j, &pods);
+    assert_eq!(plan.removed_finalizers().len(), 499);
+    let writes = plan.status_writes();
+    assert_eq!(writes.len(), 2);
+    let expected_s: Vec<String> = (0..499).map(|i| i.to_string()).collect();
+    assert_eq!(uncounted(writes[0]), (expected_s, vec!["b".into()]));
+    assert_eq!(writes[0].failed, Some(1));
+    assert_eq!(uncounted(writes[1]), (vec![], vec!["b".into()]));
+    assert_eq!((writes[1].succeeded, writes[1].failed), (Some(499), Some(1)));
+    assert!(types(writes[1]).is_empty(), "not finished in this sync");
+}
+
+#[test]
+fn case_58_terminating_pod_counted_but_failed_delayed() {
+    let j = job(1, Some(1))
+        .status("uncountedTerminatedPods", json!({"failed": ["a"]}))
+        .condition("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        .b();
+    let pods = [pod(0).uid("a").phase("Running").deleted(t0()).no_finalizer().node("n1").b()];
+    let plan = run(&j, &pods);
+    let writes = plan.status_writes();
+    assert_eq!(writes.len(), 1);
+    assert_eq!(writes[0].failed, Some(1));
+    assert_eq!(uncounted(writes[0]), (vec![], vec![]));
+    assert_eq!(types(writes[0]), vec!["FailureTarget"]);
+}
+
+/// ⚑ gates-on: with the gates off upstream adds `Failed` at once; here it
+/// is added only when the pod stops terminating (phase `Failed`).
+#[test]
+fn case_59_failed_added_once_pod_stops_terminating() {
+    let j = job(1, Some(1))
+        .status("uncountedTerminatedPods", json!({"failed": ["a"]}))
+        .condition("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        .b();
+    let pods = vec![pod(0).uid("a").phase("Running").deleted(t0()).no_finalizer().node("n1").b()];
+    let mut store = Store::new(j, pods);
+    store.sync();
+    assert_eq!(types(&store.status()), vec!["FailureTarget"]);
+    set_phase(store.pod_mut("mypod-0"), "Failed", None);
+    let plan = store.sync();
+    assert_eq!(types(&store.status()), vec!["FailureTarget", "Failed"]);
+    assert_eq!(store.status().failed, Some(1));
+    assert_eq!(plan.events()[0].reason, "BackoffLimitExceeded");
+}
+
+#[test]
+fn case_60_delayed_finalizer_removal_not_counted() {
+    let j = job(0, Some(2)).indexed().per_index(1).b();
+    let pods = [pod(0).uid("a").phase("Failed").index(1).fcount(0).b()];
+    let plan = run(&j, &pods);
+    assert!(plan.removed_finalizers().is_empty());
+    let st = final_status(&j, &plan);
+    assert_eq!(st.failed_indexes.as_deref(), Some(""));
+    assert_eq!(st.failed, None);
+    assert_eq!(uncounted(&st), (vec![], vec![]));
+}
+
+#[test]
+fn case_61_failed_index_pod_counted() {
+    let j = job(0, Some(2)).indexed().per_index(1).b();
+    let pods = [pod(0).uid("a").phase("Failed").index(1).fcount(1).b()];
+    let plan = run(&j, &pods);
+    let writes = plan.status_writes();
+    assert_eq!(writes[0].failed_indexes.as_deref(), Some("1"));
+    assert_eq!(uncounted(writes[0]).1, vec!["a".to_owned()]);
+    assert_eq!(writes[1].failed, Some(1));
+}
+
+#[test]
+fn case_62_new_finished_pods_deleted() {
+    let j = job(1, None).status("succeeded", json!(1)).status("failed", json!(1)).b();
+    let pods = [
+        pod(0).uid("a").phase("Succeeded").deleted(t0()).b(),
+        pod(1).uid("b").phase("Failed").deleted(t0()).b(),
+        pod(2).uid("c").phase("Running").deleted(t0()).b(),
+        pod(3).uid("d").phase("Pending").deleted(t0()).b(),
+        pod(4).uid("e").phase("Running").deleted(t0()).no_finalizer().b(),
+        pod(5).uid("f").phase("Pending").deleted(t0()).no_finalizer().b(),
+    ];
+    let plan = run(&j, &pods);
+    assert_eq!((plan.summary.succeeded, plan.summary.failed), (2, 4));
+}
+
+/// ⚑ gates-on: `terminating` is published (4 terminating + 1 deleted).
+#[test]
+fn case_63_more_terminating_than_parallelism_with_policy() {
+    let j = job(1, Some(1)).policy(vec![]).b();
+    let pods = [
+        pod(0).phase("Running").b(),
+        pod(1).phase("Running").b(),
+        pod(2).phase("Running").deleted(t0()).b(),
+        pod(3).phase("Running").deleted(t0()).b(),
+        pod(4).phase("Running").deleted(t0()).b(),
+        pod(5).phase("Running").deleted(t0()).b(),
+    ];
+    let plan = run(&j, &pods);
+    assert_eq!(plan.deleted_pods().len(), 1);
+    assert!(plan.created_pods().is_empty());
+    let st = final_status(&j, &plan);
+    assert_eq!(counters(&st).0, 1);
+    assert_eq!(st.terminating, Some(5));
+}
