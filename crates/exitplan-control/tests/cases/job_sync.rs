@@ -1027,3 +1027,176 @@ fn case_63_more_terminating_than_parallelism_with_policy() {
     assert_eq!(counters(&st).0, 1);
     assert_eq!(st.terminating, Some(5));
 }
+
+// ---- E. Back-off (cases 64–70) --------------------------------------------
+
+#[test]
+fn case_64_three_failures_five_second_base() {
+    let r = remaining_for_failures(t0(), secs(5), secs(700), 3, Some(t0()));
+    assert_eq!(r, secs(20));
+}
+
+#[test]
+fn case_65_cap_and_elapsed_time() {
+    assert_eq!(remaining_for_failures(t0(), secs(5), secs(700), 8, Some(t0())), secs(640));
+    assert_eq!(remaining_for_failures(t0(), secs(5), secs(700), 9, Some(t0())), secs(700));
+    let failed = t0();
+    assert_eq!(remaining_for_failures(t0() + secs(1), secs(5), secs(700), 1, Some(failed)), secs(4));
+    assert_eq!(remaining_for_failures(t0() + secs(5), secs(5), secs(700), 1, Some(failed)), secs(0));
+    // A1: 10 s doubling, capped at 600 s.
+    let seq: Vec<i64> = (1..=8)
+        .map(|n| delay_for_failures(backoff::DEFAULT_POD_FAILURE_BACKOFF, backoff::MAX_POD_FAILURE_BACKOFF, n).as_secs())
+        .collect();
+    assert_eq!(seq, vec![10, 20, 40, 80, 160, 320, 600, 600]);
+}
+
+#[test]
+fn case_66_ignored_failures_lengthen_per_index_backoff() {
+    let p = pod(0).phase("Failed").index(0).fcount(1).icount(1).exit_at("main", 1, t0()).b();
+    assert_eq!(remaining_for_index_with(t0(), secs(5), secs(600), Some(&p)), secs(20));
+}
+
+#[test]
+fn case_67_backoff_on_restart_policy_never() {
+    // not enough failures with backoffLimit 1 - single pod
+    let j = job(1, Some(1)).backoff_limit(1).b();
+    let st = final_status(&j, &run(&j, &[pod(0).phase("Failed").b()]));
+    assert_eq!(counters(&st), (1, 1, 0));
+    assert!(types(&st).is_empty());
+    // too many failures with backoffLimit 1 - single pod
+    let pods = [pod(0).phase("Failed").b(), pod(1).phase("Failed").b()];
+    let st = final_status(&j, &run(&j, &pods));
+    assert_eq!(counters(&st), (0, 2, 0));
+    let m = "Job has reached the specified backoff limit";
+    assert_eq!(
+        conds(&st),
+        vec![pair("FailureTarget", "BackoffLimitExceeded", m), pair("Failed", "BackoffLimitExceeded", m)]
+    );
+    // not enough failures with backoffLimit 6 - multiple pods
+    let j = job(2, Some(2)).backoff_limit(6).b();
+    let mut pods: Vec<Pod> = (0..6).map(|i| pod(i).phase("Failed").b()).collect();
+    pods.push(pod(6).phase("Running").b());
+    let st = final_status(&j, &run(&j, &pods));
+    assert_eq!(counters(&st), (2, 6, 0));
+}
+
+/// ⚑ gates-on for the first sub-case: the running pod is terminating, so
+/// only `FailureTarget` is written (upstream recorded `Failed` directly).
+#[test]
+fn case_68_backoff_for_on_failure() {
+    let on_failure = |p: i32, limit: i32| {
+        job(p, Some(p))
+            .backoff_limit(limit)
+            .spec("template", json!({"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "main"}]}}))
+            .b()
+    };
+    let j = on_failure(1, 1);
+    let st = final_status(&j, &run(&j, &[pod(0).phase("Running").running("main").restarts(1).b()]));
+    assert_eq!(counters(&st), (0, 1, 0));
+    assert_eq!(types(&st), vec!["FailureTarget"]);
+    assert_eq!(conds(&st)[0].1, "BackoffLimitExceeded");
+    // not enough failures
+    let j = on_failure(2, 3);
+    let pods = [
+        pod(0).phase("Running").running("main").restarts(1).b(),
+        pod(1).phase("Running").running("main").restarts(1).b(),
+    ];
+    let st = final_status(&j, &run(&j, &pods));
+    assert_eq!(counters(&st).0, 2);
+    assert!(types(&st).is_empty());
+    // too many job failures with podRunning - multiple pods
+    let j = on_failure(2, 2);
+    let st = final_status(&j, &run(&j, &pods));
+    assert_eq!(conds(&st), vec![pair("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit")]);
+}
+
+#[test]
+fn case_69_active_back_off_blocks_creation() {
+    let j = job(1, Some(1)).b();
+    let record = BackoffRecord { failures_after_last_success: 1, last_failure_time: Some(t0()) };
+    let plan = run_full(&j, &[], &record, t0());
+    assert!(plan.created_pods().is_empty());
+    assert_eq!(counters(&final_status(&j, &plan)).0, 0);
+    assert_eq!(plan.requeue_after, Some(secs(10)));
+    let plan = run_full(&j, &[], &BackoffRecord::default(), t0());
+    assert_eq!(plan.created_pods().len(), 1);
+}
+
+#[test]
+fn case_70_per_index_creation_waits_for_backoff() {
+    let failed_at = |i: usize, ix: i64, at: Timestamp| {
+        pod(i).phase("Failed").index(ix).fcount(0).exit_at("main", 1, at).b()
+    };
+    let pods = [failed_at(1, 1, t0()), failed_at(2, 2, t0()), failed_at(3, 3, t0())];
+    let delayed: BTreeMap<i64, &Pod> = pods.iter().enumerate().map(|(i, p)| (i as i64 + 1, p)).collect();
+    assert_eq!(indexes_ready_now(&[1, 2, 3], &delayed, t0()), (vec![], secs(10)));
+    let long_ago = t0() - secs(3600);
+    let pods = [failed_at(1, 1, t0()), failed_at(2, 2, t0()), failed_at(3, 3, long_ago)];
+    let delayed: BTreeMap<i64, &Pod> = pods.iter().enumerate().map(|(i, p)| (i as i64 + 1, p)).collect();
+    assert_eq!(indexes_ready_now(&[1, 2, 3], &delayed, t0()), (vec![3], secs(0)));
+}
+
+// ---- F. Per-index helpers (cases 71–74) ------------------------------------
+
+#[test]
+fn case_71_is_index_failed() {
+    let failed = |c: i32| pod(0).phase("Failed").index(0).fcount(c).exit("main", 3).b();
+    assert!(is_index_failed(&job(1, Some(1)).indexed().per_index(0).b(), &failed(0)));
+    assert!(is_index_failed(&job(1, Some(1)).indexed().per_index(1).b(), &failed(1)));
+    assert!(!is_index_failed(&job(1, Some(1)).indexed().per_index(1).b(), &failed(0)));
+    let j = job(1, Some(1)).indexed().per_index(1).policy(vec![exit_rule("FailIndex", "In", &[3], None)]).b();
+    assert!(is_index_failed(&j, &failed(0)));
+}
+
+#[test]
+fn case_72_new_index_failure_count_value() {
+    let j = job(1, Some(1)).indexed().per_index(5).policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]).b();
+    let prev = pod(0).phase("Failed").index(0).fcount(3).dt().b();
+    assert_eq!(new_index_failure_counts(&j, Some(&prev)), (3, 1));
+    let j = job(1, Some(1)).indexed().per_index(5).b();
+    let prev = pod(0).phase("Failed").index(0).fcount(3).b();
+    assert_eq!(new_index_failure_counts(&j, Some(&prev)), (4, 0));
+    assert_eq!(new_index_failure_counts(&j, None), (0, 0));
+    // unparsable / negative annotations read as 0
+    let odd = pod(0).b();
+    let mut odd = odd;
+    odd.metadata.annotations = Some(BTreeMap::from([(
+        "batch.kubernetes.io/job-index-failure-count".to_owned(),
+        "-4".to_owned(),
+    )]));
+    assert_eq!(index_failure_count(&odd), 0);
+}
+
+#[test]
+fn case_73_pods_with_delayed_deletion_per_index() {
+    let j = job(2, Some(2)).indexed().per_index(3).b();
+    let a = |i: usize, c: i32, at: i64| pod(i).phase("Failed").index(0).fcount(c).exit_at("main", 1, t0() + secs(at)).b();
+    let pods = [a(1, 0, 0), a(2, 1, 10), a(3, 2, 20)];
+    let refs: Vec<&Pod> = pods.iter().collect();
+    let none = Intervals::default();
+    let kept = pods_with_delayed_deletion(&j, &refs, &[], &none, &none);
+    assert_eq!(kept.get(&0).and_then(|p| p.metadata.name.as_deref()), Some("mypod-3"));
+    // quirk kept: a higher count that finished earlier does not displace the candidate
+    let pods = [a(1, 0, 20), a(2, 5, 10)];
+    let refs: Vec<&Pod> = pods.iter().collect();
+    let kept = pods_with_delayed_deletion(&j, &refs, &[], &none, &none);
+    assert_eq!(kept.get(&0).and_then(|p| p.metadata.name.as_deref()), Some("mypod-1"));
+    // failed pod for an active index: not delayed, it is already replaced
+    let failed = pod(1).phase("Failed").index(0).b();
+    let active = pod(2).phase("Running").index(0).b();
+    let kept = pods_with_delayed_deletion(&j, &[&failed], &[&active], &none, &none);
+    assert!(kept.is_empty());
+}
+
+#[test]
+fn case_74_calculate_failed_indexes() {
+    let j = job(2, Some(2)).indexed().per_index(0).status("failedIndexes", json!("0")).b();
+    let p = pod(1).phase("Failed").index(1).fcount(0).b();
+    assert_eq!(indexes::failed_indexes(&j, &[&p]).render(), "0,1");
+    let j = job(2, Some(2)).indexed().per_index(0).status("failedIndexes", json!("9")).b();
+    assert_eq!(indexes::failed_indexes(&j, &[&p]).render(), "1");
+    // compact rendering and clipping
+    assert_eq!(Intervals::parse("1-3,7,x,5-", 10).render(), "1-3,7");
+    assert_eq!(Intervals::parse("0,1,2,4", 10).render(), "0-2,4");
+    assert_eq!(Intervals::parse("3-20", 5).render(), "3,4");
+}
