@@ -1200,3 +1200,311 @@ fn case_74_calculate_failed_indexes() {
     assert_eq!(Intervals::parse("0,1,2,4", 10).render(), "0-2,4");
     assert_eq!(Intervals::parse("3-20", 5).render(), "3,4");
 }
+
+// ---- K. v1.36 sources and observed behaviour (cases 128, 129, 136–140) ----
+
+#[test]
+fn case_128_sidecar_finish_time_is_consulted() {
+    let p = pod(0)
+        .sidecar("sidecar")
+        .phase("Failed")
+        .exit_at("main", 1, t0() - secs(1))
+        .status_list(
+            "initContainerStatuses",
+            cs("sidecar", json!({"terminated": {"exitCode": 143, "finishedAt": t0().to_string()}})),
+        )
+        .b();
+    assert_eq!(finished_time(&p), t0());
+    // a running sidecar voids the container-based time (Ready=False is next)
+    let p = pod(0)
+        .sidecar("sidecar")
+        .exit_at("main", 1, t0() - secs(100))
+        .status_list("initContainerStatuses", cs("sidecar", json!({"running": {}})))
+        .created(t0() - secs(500))
+        .b();
+    assert_eq!(finished_time(&p), t0() - secs(500));
+    // observed: main now−100 s, sidecar now−1 s, first failure → ~9 s
+    let j = job(1, Some(1)).b();
+    let p = pod(0)
+        .sidecar("sidecar")
+        .phase("Failed")
+        .exit_at("main", 1, t0() - secs(100))
+        .status_list(
+            "initContainerStatuses",
+            cs("sidecar", json!({"terminated": {"exitCode": 143, "finishedAt": (t0() - secs(1)).to_string()}})),
+        )
+        .b();
+    assert_eq!(run(&j, &[p]).requeue_after, Some(secs(9)));
+}
+
+#[test]
+fn case_129_backoff_cap_is_600_seconds() {
+    let j = job(7, None).backoff_limit(100).b();
+    let pods_at = |ago: i64| -> Vec<Pod> {
+        (0..7).map(|i| pod(i).phase("Failed").exit_at("main", 1, t0() - secs(ago)).b()).collect()
+    };
+    let plan = run(&j, &pods_at(585));
+    assert!(plan.created_pods().is_empty());
+    assert_eq!(plan.requeue_after, Some(secs(15)));
+    let plan = run(&j, &pods_at(630));
+    assert_eq!(plan.created_pods().len(), 7);
+    // per-index variant
+    let j = job(1, Some(1)).indexed().per_index(100).b();
+    let retained = |count: i32, ago: i64| {
+        pod(0).phase("Failed").index(0).fcount(count).exit_at("main", 1, t0() - secs(ago)).b()
+    };
+    assert_eq!(run(&j, &[retained(6, 585)]).requeue_after, Some(secs(15)));
+    let plan = run(&j, &[retained(6, 630)]);
+    let created = plan.created_pods();
+    assert_eq!(created.len(), 1);
+    let ann = created[0].template.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
+    assert_eq!(ann.get("batch.kubernetes.io/job-index-failure-count").map(String::as_str), Some("7"));
+    assert_eq!(run(&j, &[retained(5, 305)]).requeue_after, Some(secs(15)));
+    assert_eq!(run(&j, &[retained(0, 0)]).requeue_after, Some(secs(10)));
+}
+
+#[test]
+fn case_136_failure_target_waits_for_terminating_pods() {
+    let j = job(2, None).policy(vec![exit_rule("FailJob", "In", &[42], None)]).b();
+    let pods = vec![
+        pod(0).uid("A").node("n1").phase("Failed").exit("main", 42).b(),
+        pod(1).uid("B").node("n1").phase("Running").running("main").b(),
+    ];
+    let mut store = Store::new(j, pods);
+    store.sync();
+    let msg = msg_exit("main", "mypod-0", 42, 0);
+    assert_eq!(store.status_writes.len(), 2);
+    let w1 = &store.status_writes[0];
+    assert_eq!(conds(w1), vec![pair("FailureTarget", "PodFailurePolicy", &msg)]);
+    assert_eq!(uncounted(w1).1, vec!["A".to_owned(), "B".to_owned()]);
+    assert_eq!(w1.terminating, Some(1));
+    assert_eq!(store.status_writes[1].failed, Some(2));
+    // 25 s later: still terminating
+    store.now = t0() + secs(25);
+    store.sync();
+    assert_eq!(types(&store.status()), vec!["FailureTarget"]);
+    assert_eq!(store.status().terminating, Some(1));
+    // B's phase becomes Failed
+    let now = store.now;
+    set_phase(store.pod_mut("mypod-1"), "Failed", Some((143, now)));
+    store.sync();
+    let st = store.status();
+    assert_eq!(types(&st), vec!["FailureTarget", "Failed"]);
+    assert_eq!(st.terminating, Some(0));
+    assert_eq!(st.failed, Some(2));
+    assert_eq!(store.events, vec![(EventType::Warning, "PodFailurePolicy".to_owned(), msg)]);
+}
+
+#[test]
+fn case_137_two_phase_status_writes() {
+    let j = job(1, Some(1)).backoff_limit(0).b();
+    let plan = run(&j, &[pod(0).uid("u1").phase("Failed").b()]);
+    let writes = plan.status_writes();
+    assert_eq!(writes.len(), 2);
+    let m = "Job has reached the specified backoff limit";
+    assert_eq!(uncounted(writes[0]), (vec![], vec!["u1".to_owned()]));
+    assert_eq!(conds(writes[0]), vec![pair("FailureTarget", "BackoffLimitExceeded", m)]);
+    assert_eq!(writes[0].failed, None);
+    assert_eq!(writes[1].failed, Some(1));
+    assert_eq!(uncounted(writes[1]), (vec![], vec![]));
+    assert_eq!(types(writes[1]), vec!["FailureTarget", "Failed"]);
+    // order: write 1 (+ back-off record), finalizer removal, write 2, event
+    let kinds: Vec<&str> = plan
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::UpdateStatus(_) => "status",
+            Step::SaveBackoffRecord(_) => "backoff",
+            Step::RemoveFinalizers(_) => "finalizers",
+            Step::Event(_) => "event",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, vec!["status", "backoff", "finalizers", "status", "event"]);
+    let ev = plan.events();
+    assert_eq!((ev[0].type_, ev[0].reason.as_str(), ev[0].message.as_str()), (EventType::Warning, "BackoffLimitExceeded", m));
+}
+
+#[test]
+fn case_138_pod_replacement_policy() {
+    // TerminatingOrFailed: counted at once, replaced after the back-off
+    let running_deleted = || pod(0).node("n1").phase("Running").running("main").deleted(t0() + secs(30)).grace(30).b();
+    let j = job(1, Some(1)).spec("podReplacementPolicy", json!("TerminatingOrFailed")).b();
+    let mut store = Store::new(j, vec![running_deleted()]);
+    let plan = store.sync();
+    assert_eq!((store.status().failed, store.status().terminating), (Some(1), Some(1)));
+    assert!(plan.created_pods().is_empty());
+    assert_eq!(plan.requeue_after, Some(secs(10)));
+    store.now = t0() + secs(10);
+    assert_eq!(store.sync().created_pods().len(), 1);
+    // Failed (no pod failure policy): not counted, not replaced until terminal
+    let j = job(1, Some(1)).spec("podReplacementPolicy", json!("Failed")).b();
+    let mut store = Store::new(j, vec![running_deleted()]);
+    let plan = store.sync();
+    assert_eq!((store.status().failed, store.status().terminating), (None, Some(1)));
+    assert!(plan.created_pods().is_empty() && plan.requeue_after.is_none());
+    store.now = t0() + secs(25);
+    assert!(store.sync().created_pods().is_empty());
+    set_phase(store.pod_mut("mypod-0"), "Failed", Some((137, t0())));
+    let plan = store.sync();
+    assert_eq!(store.status().failed, Some(1));
+    assert_eq!(plan.created_pods().len(), 1);
+    // an unscheduled deleted pod turned Failed by PodGC (no condition) counts
+    let j = job(1, Some(1)).policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]).b();
+    let gc_failed = pod(0).phase("Failed").deleted(t0()).b();
+    let st = final_status(&j, &run_full(&j, &[gc_failed], &BackoffRecord::default(), t0() + secs(20)));
+    assert_eq!(st.failed, Some(1));
+}
+
+#[test]
+fn case_139_failed_indexes_progression_and_annotations() {
+    let j = job(6, Some(6)).indexed().per_index(0).spec("maxFailedIndexes", json!(5)).b();
+    let mut store = Store::new(j, vec![]);
+    let plan = store.sync();
+    assert_eq!(store.status().failed_indexes.as_deref(), Some(""));
+    let batches: Vec<usize> = plan
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::CreatePods { batches } => Some(batches.iter().map(Vec::len).collect()),
+            _ => None,
+        })
+        .next()
+        .unwrap_or_default();
+    assert_eq!(batches, vec![1, 2, 3], "slow start 1, 2, 4 (truncated)");
+    assert_eq!(store.pods.len(), 6);
+    let fail = |store: &mut Store, ix: i64| {
+        let now = store.now;
+        set_phase(store.by_index(ix), "Failed", Some((1, now)));
+    };
+    fail(&mut store, 1);
+    fail(&mut store, 2);
+    store.sync();
+    assert_eq!(store.status().failed_indexes.as_deref(), Some("1,2"));
+    fail(&mut store, 4);
+    store.sync();
+    assert_eq!(store.status().failed_indexes.as_deref(), Some("1,2,4"));
+    fail(&mut store, 3);
+    store.sync();
+    assert_eq!(store.status().failed_indexes.as_deref(), Some("1-4"));
+    for ix in [0, 5] {
+        let now = store.now;
+        set_phase(store.by_index(ix), "Succeeded", Some((0, now)));
+    }
+    store.sync();
+    let st = store.status();
+    assert_eq!(st.completed_indexes.as_deref(), Some("0,5"));
+    assert_eq!(counters(&st), (0, 4, 2));
+    let m = "Job has failed indexes";
+    assert_eq!(conds(&st), vec![pair("FailureTarget", "FailedIndexes", m), pair("Failed", "FailedIndexes", m)]);
+
+    // 1/1, backoffLimitPerIndex 1, Ignore on DisruptionTarget
+    let j = job(1, Some(1)).indexed().per_index(1).policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]).b();
+    let first = pod(0).index(0).fcount(0).phase("Failed").dt().exit_at("main", 137, t0()).b();
+    let mut store = Store::new(j, vec![first]);
+    let plan = store.sync();
+    assert!(plan.created_pods().is_empty());
+    assert_eq!(plan.requeue_after, Some(secs(10)));
+    assert!(store.pods[0].metadata.finalizers.iter().flatten().any(|f| f == FINALIZER));
+    store.now = t0() + secs(10);
+    let plan = store.sync();
+    let created = plan.created_pods();
+    let ann = created[0].template.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
+    assert_eq!(ann.get("batch.kubernetes.io/job-index-failure-count").map(String::as_str), Some("0"));
+    assert_eq!(ann.get("batch.kubernetes.io/job-index-ignored-failure-count").map(String::as_str), Some("1"));
+    store.sync();
+    assert!(store.pods.iter().all(|p| p.metadata.name.as_deref() != Some("mypod-0")
+        || !p.metadata.finalizers.iter().flatten().any(|f| f == FINALIZER)));
+    assert_eq!(store.status().failed, None, "ignored failure is never counted");
+    let t1 = store.now + secs(5);
+    store.now = t1;
+    set_phase(store.by_index(0), "Failed", Some((1, t1)));
+    let plan = store.sync();
+    assert_eq!(plan.requeue_after, Some(secs(20)));
+    store.now = t1 + secs(20);
+    let plan = store.sync();
+    let ann = plan.created_pods()[0].template.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
+    assert_eq!(ann.get("batch.kubernetes.io/job-index-failure-count").map(String::as_str), Some("1"));
+    assert_eq!(ann.get("batch.kubernetes.io/job-index-ignored-failure-count").map(String::as_str), Some("1"));
+}
+
+#[test]
+fn case_140_fail_job_from_pod_without_finalizer() {
+    let j = job(3, None).policy(vec![exit_rule("FailJob", "In", &[42], None)]).b();
+    let foreign = pod(9).name("foreign").uid("foreign").no_finalizer().phase("Failed").exit("main", 42).b();
+    let mut pods: Vec<Pod> = (0..3).map(|i| pod(i).node("n1").phase("Running").running("main").b()).collect();
+    pods.push(foreign);
+    let mut store = Store::new(j, pods);
+    store.sync();
+    let msg = "Container main for pod default/foreign failed with exit code 42 matching FailJob rule at index 0";
+    assert_eq!(conds(&store.status()), vec![pair("FailureTarget", "PodFailurePolicy", msg)]);
+    assert_eq!(store.status().failed, Some(3));
+    for i in 0..3 {
+        set_phase(store.pod_mut(&format!("mypod-{i}")), "Failed", Some((143, t0())));
+    }
+    store.sync();
+    let st = store.status();
+    assert_eq!(conds(&st), vec![pair("FailureTarget", "PodFailurePolicy", msg), pair("Failed", "PodFailurePolicy", msg)]);
+    assert_eq!(st.failed, Some(3), "the foreign pod is not counted");
+}
+
+// ---- A5: deterministic FailJob choice; explain --------------------------
+
+#[test]
+fn a5_first_failed_pod_by_creation_time_decides_the_message() {
+    let j = job(2, None).policy(vec![exit_rule("FailJob", "In", &[42, 43], None)]).b();
+    let older = pod(1).created(t0() - secs(60)).phase("Failed").exit("main", 43).b();
+    let newer = pod(0).created(t0()).phase("Failed").exit("main", 42).b();
+    for pods in [[older.clone(), newer.clone()], [newer, older]] {
+        let st = final_status(&j, &run(&j, &pods));
+        assert_eq!(conds(&st)[0].2, msg_exit("main", "mypod-1", 43, 0));
+    }
+}
+
+#[test]
+fn explain_reuses_the_sync_decision() {
+    let j = job(3, None)
+        .backoff_limit(1)
+        .policy(vec![exit_rule("Ignore", "In", &[1], None), exit_rule("Count", "In", &[2], None)])
+        .b();
+    let pods = [
+        pod(0).phase("Failed").exit("main", 1).b(),
+        pod(1).phase("Failed").exit("main", 2).b(),
+        pod(2).phase("Failed").exit("main", 9).b(),
+        pod(3).phase("Running").b(),
+    ];
+    let e = explain(&j, &pods, t0());
+    let verdicts: Vec<&str> = e.failed_pods.iter().map(|p| p.verdict.as_str()).collect();
+    assert_eq!(verdicts, vec!["rule 0 (Ignore) — ignored", "rule 1 (Count) — counted", "no rule — counted"]);
+    assert_eq!((e.counters.failed, e.counters.succeeded, e.counters.ignored), (3, 0, 1));
+    assert_eq!(
+        e.decision,
+        JobDecision::FailureTarget {
+            reason: "BackoffLimitExceeded".to_owned(),
+            message: "Job has reached the specified backoff limit".to_owned()
+        }
+    );
+    let v = serde_json::to_value(&e).expect("serializable");
+    assert_eq!(v["failed_pods"][1]["action"], json!("Count"));
+    assert_eq!(v["decision"]["state"], json!("FailureTarget"));
+}
+
+#[test]
+fn partial_delete_failure_forgets_the_finished_condition() {
+    let j = job(2, None).policy(vec![exit_rule("FailJob", "In", &[42], None)]).b();
+    let pods = [pod(0).phase("Failed").exit("main", 42).b(), pod(1).phase("Running").b()];
+    let expected = BTreeSet::new();
+    let input = SyncInput {
+        job: &j,
+        pods: &pods,
+        backoff: &BackoffRecord::default(),
+        expected_removed_finalizers: &expected,
+        expectations_satisfied: true,
+        now: t0(),
+    };
+    let outcome = ManageOutcome { failed_deletions: BTreeSet::from(["mypod-1".to_owned()]), failed_creations: 0 };
+    let plan = sync_job_after_manage(&input, &outcome, false);
+    assert!(plan.deleted_pods().is_empty(), "manage step excluded");
+    assert!(plan.status_writes().iter().all(|s| types(s).is_empty()), "no FailureTarget this sync");
+    assert_eq!(plan.removed_finalizers(), vec!["mypod-0"]);
+}
