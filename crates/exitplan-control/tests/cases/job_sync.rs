@@ -78,14 +78,20 @@ impl P {
         self
     }
     fn exit(self, container: &str, code: i32) -> Self {
-        self.status_list("containerStatuses", cs(container, json!({"terminated": {"exitCode": code}})))
+        self.status_list(
+            "containerStatuses",
+            cs(container, json!({"terminated": {"exitCode": code}})),
+        )
     }
     fn exit_at(self, container: &str, code: i32, at: Timestamp) -> Self {
         let st = json!({"terminated": {"exitCode": code, "finishedAt": at.to_string()}});
         self.status_list("containerStatuses", cs(container, st))
     }
     fn init_exit(self, container: &str, code: i32) -> Self {
-        self.status_list("initContainerStatuses", cs(container, json!({"terminated": {"exitCode": code}})))
+        self.status_list(
+            "initContainerStatuses",
+            cs(container, json!({"terminated": {"exitCode": code}})),
+        )
     }
     fn running(self, container: &str) -> Self {
         self.status_list("containerStatuses", cs(container, json!({"running": {}})))
@@ -117,11 +123,13 @@ impl P {
         self
     }
     fn index(mut self, i: i64) -> Self {
-        self.0["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] = json!(i.to_string());
+        self.0["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] =
+            json!(i.to_string());
         self
     }
     fn fcount(mut self, n: i32) -> Self {
-        self.0["metadata"]["annotations"]["batch.kubernetes.io/job-index-failure-count"] = json!(n.to_string());
+        self.0["metadata"]["annotations"]["batch.kubernetes.io/job-index-failure-count"] =
+            json!(n.to_string());
         self
     }
     fn icount(mut self, n: i32) -> Self {
@@ -162,8 +170,10 @@ fn job(parallelism: i32, completions: Option<i32>) -> J {
     if let Some(c) = completions {
         spec["completions"] = json!(c);
     }
-    J(json!({"metadata": {"namespace": "default", "name": "foobar", "uid": "job-uid"},
-             "spec": spec, "status": {}}))
+    J(
+        json!({"metadata": {"namespace": "default", "name": "foobar", "uid": "job-uid"},
+             "spec": spec, "status": {}}),
+    )
 }
 
 impl J {
@@ -182,7 +192,8 @@ impl J {
         self.spec("completionMode", json!("Indexed"))
     }
     fn per_index(self, n: i32) -> Self {
-        self.spec("backoffLimitPerIndex", json!(n)).backoff_limit(i32::MAX)
+        self.spec("backoffLimitPerIndex", json!(n))
+            .backoff_limit(i32::MAX)
     }
     fn status(mut self, key: &str, v: Value) -> Self {
         self.0["status"][key] = v;
@@ -202,7 +213,10 @@ impl J {
 }
 
 fn exit_rules() -> Vec<Value> {
-    vec![exit_rule("Ignore", "In", &[1, 2, 3], None), exit_rule("FailJob", "In", &[5, 6, 7], None)]
+    vec![
+        exit_rule("Ignore", "In", &[1, 2, 3], None),
+        exit_rule("FailJob", "In", &[5, 6, 7], None),
+    ]
 }
 
 // ---- running a sync ------------------------------------------------------
@@ -263,7 +277,10 @@ fn counters(status: &JobStatus) -> (i32, i32, i32) {
 
 fn uncounted(status: &JobStatus) -> (Vec<String>, Vec<String>) {
     let u = status.uncounted_terminated_pods.clone().unwrap_or_default();
-    (u.succeeded.unwrap_or_default(), u.failed.unwrap_or_default())
+    (
+        u.succeeded.unwrap_or_default(),
+        u.failed.unwrap_or_default(),
+    )
 }
 
 fn pair(type_: &str, reason: &str, message: &str) -> (String, String, String) {
@@ -320,7 +337,11 @@ impl Store {
                 remove_finalizer_first,
             } => {
                 for r in pods {
-                    if let Some(p) = self.pods.iter_mut().find(|p| p.metadata.uid.as_deref() == Some(&r.uid)) {
+                    if let Some(p) = self
+                        .pods
+                        .iter_mut()
+                        .find(|p| p.metadata.uid.as_deref() == Some(&r.uid))
+                    {
                         if *remove_finalizer_first {
                             drop_finalizer(p);
                         }
@@ -342,13 +363,19 @@ impl Store {
             Step::RemoveBackoffRecord => self.backoff = BackoffRecord::default(),
             Step::RemoveFinalizers(refs) => {
                 for r in refs {
-                    if let Some(p) = self.pods.iter_mut().find(|p| p.metadata.uid.as_deref() == Some(&r.uid)) {
+                    if let Some(p) = self
+                        .pods
+                        .iter_mut()
+                        .find(|p| p.metadata.uid.as_deref() == Some(&r.uid))
+                    {
                         drop_finalizer(p);
                     }
                 }
             }
             Step::RecordPolicyActions(_) => {}
-            Step::Event(e) => self.events.push((e.type_, e.reason.clone(), e.message.clone())),
+            Step::Event(e) => self
+                .events
+                .push((e.type_, e.reason.clone(), e.message.clone())),
         }
         self.gc();
     }
@@ -373,8 +400,16 @@ impl Store {
     fn gc(&mut self) {
         self.pods.retain(|p| {
             let deleted = p.metadata.deletion_timestamp.is_some();
-            let fins = p.metadata.finalizers.as_ref().is_some_and(|f| !f.is_empty());
-            let phase = p.status.as_ref().and_then(|s| s.phase.clone()).unwrap_or_default();
+            let fins = p
+                .metadata
+                .finalizers
+                .as_ref()
+                .is_some_and(|f| !f.is_empty());
+            let phase = p
+                .status
+                .as_ref()
+                .and_then(|s| s.phase.clone())
+                .unwrap_or_default();
             let bound = p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some();
             !(deleted && !fins && (phase == "Succeeded" || phase == "Failed" || !bound))
         });
@@ -392,11 +427,19 @@ impl Store {
         self.pods
             .iter_mut()
             .filter(|p| {
-                let phase = p.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or_default();
+                let phase = p
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.phase.as_deref())
+                    .unwrap_or_default();
                 phase != "Failed" && phase != "Succeeded"
             })
             .find(|p| {
-                p.metadata.annotations.as_ref().and_then(|a| a.get(key)).map(String::as_str)
+                p.metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(key))
+                    .map(String::as_str)
                     == Some(ix.to_string().as_str())
             })
             .expect("active pod for index")
@@ -416,8 +459,10 @@ fn drop_finalizer(p: &mut Pod) {
 fn set_phase(p: &mut Pod, phase: &str, exit: Option<(i32, Timestamp)>) {
     let mut status = json!({"phase": phase});
     if let Some((code, at)) = exit {
-        status["containerStatuses"] =
-            json!([cs("main", json!({"terminated": {"exitCode": code, "finishedAt": at.to_string()}}))]);
+        status["containerStatuses"] = json!([cs(
+            "main",
+            json!({"terminated": {"exitCode": code, "finishedAt": at.to_string()}})
+        )]);
     }
     p.status = serde_json::from_value(status).ok();
 }
@@ -442,7 +487,11 @@ fn case_23_container_name_restriction_default_handling() {
             exit_rule("FailJob", "In", &[5, 6, 7], Some("main-container")),
         ])
         .b();
-    let pods = [pod(0).phase("Failed").exit("monitoring-container", 5).exit("main-container", 42).b()];
+    let pods = [pod(0)
+        .phase("Failed")
+        .exit("monitoring-container", 5)
+        .exit("main-container", 42)
+        .b()];
     let plan = run(&j, &pods);
     let st = final_status(&j, &plan);
     assert!(types(&st).is_empty());
@@ -468,21 +517,33 @@ fn case_25_fail_job_based_on_exit_codes() {
     let msg = msg_exit("main-container", "mypod-0", 5, 1);
     assert_eq!(
         conds(&st),
-        vec![pair("FailureTarget", "PodFailurePolicy", &msg), pair("Failed", "PodFailurePolicy", &msg)]
+        vec![
+            pair("FailureTarget", "PodFailurePolicy", &msg),
+            pair("Failed", "PodFailurePolicy", &msg)
+        ]
     );
     assert_eq!(counters(&st), (0, 1, 0));
-    assert_eq!(plan.policy_actions(), BTreeMap::from([("FailJob".to_owned(), 1)]));
+    assert_eq!(
+        plan.policy_actions(),
+        BTreeMap::from([("FailJob".to_owned(), 1)])
+    );
 }
 
 #[test]
 fn case_26_already_failure_target_with_failed_pod() {
     let msg = msg_exit("main-container", "mypod-0", 5, 1);
-    let j = b_job().policy(exit_rules()).condition("FailureTarget", "PodFailurePolicy", &msg).b();
+    let j = b_job()
+        .policy(exit_rules())
+        .condition("FailureTarget", "PodFailurePolicy", &msg)
+        .b();
     let pods = [pod(0).phase("Failed").exit("main-container", 5).b()];
     let st = final_status(&j, &run(&j, &pods));
     assert_eq!(
         conds(&st),
-        vec![pair("FailureTarget", "PodFailurePolicy", &msg), pair("Failed", "PodFailurePolicy", &msg)]
+        vec![
+            pair("FailureTarget", "PodFailurePolicy", &msg),
+            pair("Failed", "PodFailurePolicy", &msg)
+        ]
     );
     assert_eq!(counters(&st).1, 1);
 }
@@ -490,7 +551,10 @@ fn case_26_already_failure_target_with_failed_pod() {
 #[test]
 fn case_27_failure_target_message_from_deleted_pod_survives() {
     let msg = msg_exit("main-container", "already-deleted-pod", 5, 1);
-    let j = b_job().policy(exit_rules()).condition("FailureTarget", "PodFailurePolicy", &msg).b();
+    let j = b_job()
+        .policy(exit_rules())
+        .condition("FailureTarget", "PodFailurePolicy", &msg)
+        .b();
     let pods = [pod(0).phase("Failed").exit("main-container", 5).b()];
     let st = final_status(&j, &run(&j, &pods));
     assert_eq!(conds(&st)[1], pair("Failed", "PodFailurePolicy", &msg));
@@ -502,11 +566,17 @@ fn case_27_failure_target_message_from_deleted_pod_survives() {
 #[test]
 fn case_28_fail_job_with_multiple_pods() {
     let j = job(2, Some(2)).policy(exit_rules()).b();
-    let pods = [pod(0).phase("Running").b(), pod(1).phase("Failed").exit("main-container", 5).b()];
+    let pods = [
+        pod(0).phase("Running").b(),
+        pod(1).phase("Failed").exit("main-container", 5).b(),
+    ];
     let plan = run(&j, &pods);
     let st = final_status(&j, &plan);
     let msg = msg_exit("main-container", "mypod-1", 5, 1);
-    assert_eq!(conds(&st), vec![pair("FailureTarget", "PodFailurePolicy", &msg)]);
+    assert_eq!(
+        conds(&st),
+        vec![pair("FailureTarget", "PodFailurePolicy", &msg)]
+    );
     assert_eq!(counters(&st), (0, 2, 0));
     assert_eq!(st.terminating, Some(1));
     assert_eq!(plan.deleted_pods().len(), 1);
@@ -515,19 +585,28 @@ fn case_28_fail_job_with_multiple_pods() {
 #[test]
 fn case_29_fail_indexed_job_based_on_exit_codes() {
     let j = b_job().indexed().policy(exit_rules()).b();
-    let pods = [pod(0).phase("Failed").index(0).exit("main-container", 5).b()];
+    let pods = [pod(0)
+        .phase("Failed")
+        .index(0)
+        .exit("main-container", 5)
+        .b()];
     let st = final_status(&j, &run(&j, &pods));
     let msg = msg_exit("main-container", "mypod-0", 5, 1);
     assert_eq!(
         conds(&st),
-        vec![pair("FailureTarget", "PodFailurePolicy", &msg), pair("Failed", "PodFailurePolicy", &msg)]
+        vec![
+            pair("FailureTarget", "PodFailurePolicy", &msg),
+            pair("Failed", "PodFailurePolicy", &msg)
+        ]
     );
     assert_eq!(counters(&st).1, 1);
 }
 
 #[test]
 fn case_30_fail_job_not_in() {
-    let j = b_job().policy(vec![exit_rule("FailJob", "NotIn", &[5, 6, 7], None)]).b();
+    let j = b_job()
+        .policy(vec![exit_rule("FailJob", "NotIn", &[5, 6, 7], None)])
+        .b();
     let pods = [pod(0).phase("Failed").exit("main-container", 42).b()];
     let st = final_status(&j, &run(&j, &pods));
     let msg = msg_exit("main-container", "mypod-0", 42, 0);
@@ -538,7 +617,9 @@ fn case_30_fail_job_not_in() {
 
 #[test]
 fn case_31_default_handling_not_in() {
-    let j = b_job().policy(vec![exit_rule("FailJob", "NotIn", &[5, 6, 7], None)]).b();
+    let j = b_job()
+        .policy(vec![exit_rule("FailJob", "NotIn", &[5, 6, 7], None)])
+        .b();
     let pods = [pod(0).phase("Failed").exit("main-container", 5).b()];
     let st = final_status(&j, &run(&j, &pods));
     assert!(types(&st).is_empty());
@@ -548,10 +629,17 @@ fn case_31_default_handling_not_in() {
 #[test]
 fn case_32_fail_job_for_init_container() {
     let j = b_job().policy(exit_rules()).b();
-    let pods = [pod(0).phase("Failed").init_exit("init-container", 5).exit("main-container", 143).b()];
+    let pods = [pod(0)
+        .phase("Failed")
+        .init_exit("init-container", 5)
+        .exit("main-container", 143)
+        .b()];
     let st = final_status(&j, &run(&j, &pods));
     let msg = msg_exit("init-container", "mypod-0", 5, 1);
-    assert_eq!(conds(&st)[0], pair("FailureTarget", "PodFailurePolicy", &msg));
+    assert_eq!(
+        conds(&st)[0],
+        pair("FailureTarget", "PodFailurePolicy", &msg)
+    );
     assert_eq!(conds(&st)[1], pair("Failed", "PodFailurePolicy", &msg));
     assert_eq!(counters(&st).1, 1);
 }
@@ -559,7 +647,11 @@ fn case_32_fail_job_for_init_container() {
 #[test]
 fn case_33_ignore_wins_rule_order_over_container_order() {
     let j = b_job().backoff_limit(0).policy(exit_rules()).b();
-    let pods = [pod(0).phase("Failed").exit("container1", 2).exit("container2", 6).b()];
+    let pods = [pod(0)
+        .phase("Failed")
+        .exit("container1", 2)
+        .exit("container2", 6)
+        .b()];
     let st = final_status(&j, &run(&j, &pods));
     assert!(types(&st).is_empty());
     assert_eq!(counters(&st), (1, 0, 0));
@@ -573,7 +665,10 @@ fn case_34_ignore_pod_failure_based_on_exit_codes() {
     let st = final_status(&j, &plan);
     assert_eq!(counters(&st), (1, 0, 0));
     assert_eq!(plan.removed_finalizers(), vec!["mypod-0"]);
-    assert_eq!(plan.policy_actions(), BTreeMap::from([("Ignore".to_owned(), 1)]));
+    assert_eq!(
+        plan.policy_actions(),
+        BTreeMap::from([("Ignore".to_owned(), 1)])
+    );
 }
 
 /// ⚑ gates-on: `FailureTarget` precedes `Failed` in the same sync.
@@ -585,7 +680,10 @@ fn case_35_default_job_based_on_exit_codes_backoff_limit_zero() {
     let m = "Job has reached the specified backoff limit";
     assert_eq!(
         conds(&st),
-        vec![pair("FailureTarget", "BackoffLimitExceeded", m), pair("Failed", "BackoffLimitExceeded", m)]
+        vec![
+            pair("FailureTarget", "BackoffLimitExceeded", m),
+            pair("Failed", "BackoffLimitExceeded", m)
+        ]
     );
     assert_eq!(counters(&st), (0, 1, 0));
 }
@@ -593,7 +691,10 @@ fn case_35_default_job_based_on_exit_codes_backoff_limit_zero() {
 #[test]
 fn case_36_count_first_rule_wins() {
     let j = b_job()
-        .policy(vec![exit_rule("Count", "In", &[1, 2], None), exit_rule("Ignore", "In", &[2, 3], None)])
+        .policy(vec![
+            exit_rule("Count", "In", &[1, 2], None),
+            exit_rule("Ignore", "In", &[2, 3], None),
+        ])
         .b();
     let pods = [pod(0).phase("Failed").exit("main-container", 2).b()];
     let st = final_status(&j, &run(&j, &pods));
@@ -608,14 +709,21 @@ fn case_37_count_first_rule_wins_pod_conditions() {
             cond_rule("Ignore", "DisruptionTarget", "True"),
         ])
         .b();
-    let pods = [pod(0).phase("Failed").cond("ResourceLimitExceeded", "True").dt().b()];
+    let pods = [pod(0)
+        .phase("Failed")
+        .cond("ResourceLimitExceeded", "True")
+        .dt()
+        .b()];
     let st = final_status(&j, &run(&j, &pods));
     assert_eq!(counters(&st), (1, 1, 0));
 }
 
 #[test]
 fn case_38_ignore_pod_failure_based_on_pod_conditions() {
-    let j = b_job().backoff_limit(0).policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]).b();
+    let j = b_job()
+        .backoff_limit(0)
+        .policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")])
+        .b();
     let pods = [pod(0).phase("Failed").dt().b()];
     let st = final_status(&j, &run(&j, &pods));
     assert!(types(&st).is_empty());
@@ -624,7 +732,10 @@ fn case_38_ignore_pod_failure_based_on_pod_conditions() {
 
 #[test]
 fn case_39_ignored_failures_delay_recreation() {
-    let j = b_job().backoff_limit(0).policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]).b();
+    let j = b_job()
+        .backoff_limit(0)
+        .policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")])
+        .b();
     let pods = [pod(0).phase("Failed").dt().deleted(t0()).b()];
     let plan = run(&j, &pods);
     let st = final_status(&j, &plan);
@@ -635,20 +746,28 @@ fn case_39_ignored_failures_delay_recreation() {
 
 #[test]
 fn case_40_fail_job_based_on_pod_conditions() {
-    let j = b_job().policy(vec![cond_rule("FailJob", "DisruptionTarget", "True")]).b();
+    let j = b_job()
+        .policy(vec![cond_rule("FailJob", "DisruptionTarget", "True")])
+        .b();
     let pods = [pod(0).phase("Failed").dt().b()];
     let st = final_status(&j, &run(&j, &pods));
     let msg = "Pod default/mypod-0 has condition DisruptionTarget matching FailJob rule at index 0";
     assert_eq!(
         conds(&st),
-        vec![pair("FailureTarget", "PodFailurePolicy", msg), pair("Failed", "PodFailurePolicy", msg)]
+        vec![
+            pair("FailureTarget", "PodFailurePolicy", msg),
+            pair("Failed", "PodFailurePolicy", msg)
+        ]
     );
     assert_eq!(counters(&st).1, 1);
 }
 
 #[test]
 fn case_41_terminating_pod_not_failed_under_policy() {
-    let j = job(1, None).backoff_limit(0).policy(vec![cond_rule("Count", "DisruptionTarget", "True")]).b();
+    let j = job(1, None)
+        .backoff_limit(0)
+        .policy(vec![cond_rule("Count", "DisruptionTarget", "True")])
+        .b();
     let pods = [pod(0).deleted(t0()).b()];
     let plan = run(&j, &pods);
     let st = final_status(&j, &plan);
@@ -692,7 +811,10 @@ fn case_43_single_failed_pod_not_counted_replacement_delayed() {
     let st = final_status(&j, &plan);
     assert_eq!(counters(&st), (2, 0, 0));
     assert_eq!(st.failed_indexes.as_deref(), Some(""));
-    assert!(plan.removed_finalizers().is_empty(), "retained pod keeps its finalizer");
+    assert!(
+        plan.removed_finalizers().is_empty(),
+        "retained pod keeps its finalizer"
+    );
     let created: Vec<_> = plan.created_pods().into_iter().map(|p| p.index).collect();
     assert_eq!(created, vec![Some(0), Some(1)]);
 }
@@ -726,8 +848,16 @@ fn case_45_index_exceeds_backoff_limit_per_index_job_continues() {
 
 #[test]
 fn case_46_fail_index_action_job_continues() {
-    let j = c_job().policy(vec![exit_rule("FailIndex", "In", &[3], None)]).b();
-    let pods = [pod(0).uid("a").phase("Failed").index(0).fcount(0).exit("main", 3).b()];
+    let j = c_job()
+        .policy(vec![exit_rule("FailIndex", "In", &[3], None)])
+        .b();
+    let pods = [pod(0)
+        .uid("a")
+        .phase("Failed")
+        .index(0)
+        .fcount(0)
+        .exit("main", 3)
+        .b()];
     let st = final_status(&j, &run(&j, &pods));
     assert_eq!(counters(&st), (1, 1, 0));
     assert_eq!(st.failed_indexes.as_deref(), Some("0"));
@@ -735,30 +865,67 @@ fn case_46_fail_index_action_job_continues() {
 
 #[test]
 fn case_47_fail_job_action_with_per_index() {
-    let j = c_job().backoff_limit(6).policy(vec![exit_rule("FailJob", "In", &[3], None)]).b();
-    let pods = [pod(0).uid("a").phase("Failed").index(0).fcount(0).exit("x", 3).b()];
+    let j = c_job()
+        .backoff_limit(6)
+        .policy(vec![exit_rule("FailJob", "In", &[3], None)])
+        .b();
+    let pods = [pod(0)
+        .uid("a")
+        .phase("Failed")
+        .index(0)
+        .fcount(0)
+        .exit("x", 3)
+        .b()];
     let st = final_status(&j, &run(&j, &pods));
     let msg = msg_exit("x", "mypod-0", 3, 0);
     assert_eq!(counters(&st), (0, 1, 0));
     assert_eq!(st.failed_indexes.as_deref(), Some(""));
     assert_eq!(
         conds(&st),
-        vec![pair("FailureTarget", "PodFailurePolicy", &msg), pair("Failed", "PodFailurePolicy", &msg)]
+        vec![
+            pair("FailureTarget", "PodFailurePolicy", &msg),
+            pair("Failed", "PodFailurePolicy", &msg)
+        ]
     );
 }
 
 #[test]
 fn case_48_ignore_action_with_per_index() {
-    let j = c_job().policy(vec![exit_rule("Ignore", "In", &[3], None)]).b();
-    let pods = [pod(0).uid("a").phase("Failed").index(0).fcount(0).exit("main", 3).b()];
+    let j = c_job()
+        .policy(vec![exit_rule("Ignore", "In", &[3], None)])
+        .b();
+    let pods = [pod(0)
+        .uid("a")
+        .phase("Failed")
+        .index(0)
+        .fcount(0)
+        .exit("main", 3)
+        .b()];
     let plan = run(&j, &pods);
     let st = final_status(&j, &plan);
     assert_eq!(counters(&st), (2, 0, 0));
     assert_eq!(st.failed_indexes.as_deref(), Some(""));
-    let replacement = plan.created_pods().into_iter().find(|p| p.index == Some(0)).expect("idx 0");
-    let ann = replacement.template.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
-    assert_eq!(ann.get("batch.kubernetes.io/job-index-failure-count").map(String::as_str), Some("0"));
-    assert_eq!(ann.get("batch.kubernetes.io/job-index-ignored-failure-count").map(String::as_str), Some("1"));
+    let replacement = plan
+        .created_pods()
+        .into_iter()
+        .find(|p| p.index == Some(0))
+        .expect("idx 0");
+    let ann = replacement
+        .template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.annotations.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        ann.get("batch.kubernetes.io/job-index-failure-count")
+            .map(String::as_str),
+        Some("0")
+    );
+    assert_eq!(
+        ann.get("batch.kubernetes.io/job-index-ignored-failure-count")
+            .map(String::as_str),
+        Some("1")
+    );
 }
 
 #[test]
@@ -774,7 +941,10 @@ fn case_49_backoff_limit_before_backoff_limit_per_index() {
     let m = "Job has reached the specified backoff limit";
     assert_eq!(
         conds(&st),
-        vec![pair("FailureTarget", "BackoffLimitExceeded", m), pair("Failed", "BackoffLimitExceeded", m)]
+        vec![
+            pair("FailureTarget", "BackoffLimitExceeded", m),
+            pair("Failed", "BackoffLimitExceeded", m)
+        ]
     );
 }
 
@@ -790,11 +960,21 @@ fn case_50_job_failed_due_to_failed_indexes() {
     assert_eq!(st.failed_indexes.as_deref(), Some("0"));
     assert_eq!(st.completed_indexes.as_deref(), Some("1"));
     let m = "Job has failed indexes";
-    assert_eq!(conds(&st), vec![pair("FailureTarget", "FailedIndexes", m), pair("Failed", "FailedIndexes", m)]);
+    assert_eq!(
+        conds(&st),
+        vec![
+            pair("FailureTarget", "FailedIndexes", m),
+            pair("Failed", "FailedIndexes", m)
+        ]
+    );
 }
 
 fn max_failed_indexes_case() -> (Job, Vec<Pod>) {
-    let j = job(4, Some(4)).indexed().per_index(1).spec("maxFailedIndexes", json!(1)).b();
+    let j = job(4, Some(4))
+        .indexed()
+        .per_index(1)
+        .spec("maxFailedIndexes", json!(1))
+        .b();
     let pods = vec![
         pod(0).uid("a").phase("Failed").index(0).fcount(1).b(),
         pod(1).uid("b").phase("Succeeded").index(1).b(),
@@ -814,7 +994,10 @@ fn case_51_exceeding_max_failed_indexes() {
     assert_eq!(st.failed_indexes.as_deref(), Some("0,2"));
     assert_eq!(st.completed_indexes.as_deref(), Some("1"));
     let m = "Job has exceeded the specified maximal number of failed indexes";
-    assert_eq!(conds(&st), vec![pair("FailureTarget", "MaxFailedIndexesExceeded", m)]);
+    assert_eq!(
+        conds(&st),
+        vec![pair("FailureTarget", "MaxFailedIndexesExceeded", m)]
+    );
 }
 
 /// ⚑ gates-on: JobPodReplacementPolicy / JobManagedBy cannot be disabled, so
@@ -870,11 +1053,20 @@ fn case_54_track_finished_pods() {
     assert_eq!(plan.removed_finalizers(), vec!["a", "b", "c", "d", "e"]);
     let writes = plan.status_writes();
     assert_eq!(writes.len(), 2);
-    assert_eq!(uncounted(writes[0]), (vec!["a".into(), "c".into()], vec!["b".into(), "d".into(), "e".into()]));
+    assert_eq!(
+        uncounted(writes[0]),
+        (
+            vec!["a".into(), "c".into()],
+            vec!["b".into(), "d".into(), "e".into()]
+        )
+    );
     assert_eq!((writes[0].succeeded, writes[0].failed), (None, None));
     assert_eq!(uncounted(writes[1]), (vec![], vec![]));
     assert_eq!((writes[1].succeeded, writes[1].failed), (Some(2), Some(3)));
-    assert!(writes[1].uncounted_terminated_pods.is_some(), "written as {{}}");
+    assert!(
+        writes[1].uncounted_terminated_pods.is_some(),
+        "written as {{}}"
+    );
 }
 
 /// ⚑ gates-on: the running pod is deleted (terminating), so `Failed` waits
@@ -882,7 +1074,11 @@ fn case_54_track_finished_pods() {
 #[test]
 fn case_55_failing_job() {
     let j = job(3, None)
-        .condition("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        .condition(
+            "FailureTarget",
+            "BackoffLimitExceeded",
+            "Job has reached the specified backoff limit",
+        )
         .b();
     let pods = [
         pod(0).uid("a").phase("Succeeded").b(),
@@ -891,7 +1087,10 @@ fn case_55_failing_job() {
     ];
     let plan = run(&j, &pods);
     let writes = plan.status_writes();
-    assert_eq!(uncounted(writes[0]), (vec!["a".into()], vec!["b".into(), "c".into()]));
+    assert_eq!(
+        uncounted(writes[0]),
+        (vec!["a".into()], vec!["b".into(), "c".into()])
+    );
     let st = final_status(&j, &plan);
     assert_eq!(counters(&st), (0, 2, 1));
     assert_eq!(types(&st), vec!["FailureTarget"]);
@@ -921,8 +1120,12 @@ fn case_56_deleted_job_releases_pods() {
 
 #[test]
 fn case_57_too_many_finished() {
-    let j = job(0, Some(1000)).status("uncountedTerminatedPods", json!({"failed": ["a", "b"]})).b();
-    let mut pods: Vec<Pod> = (0..500).map(|i| pod(i).uid(&i.to_string()).phase("Succeeded").b()).collect();
+    let j = job(0, Some(1000))
+        .status("uncountedTerminatedPods", json!({"failed": ["a", "b"]}))
+        .b();
+    let mut pods: Vec<Pod> = (0..500)
+        .map(|i| pod(i).uid(&i.to_string()).phase("Succeeded").b())
+        .collect();
     pods.push(pod(500).uid("b").phase("Failed").b());
     let plan = run(&j, &pods);
     assert_eq!(plan.removed_finalizers().len(), 499);
@@ -932,7 +1135,10 @@ fn case_57_too_many_finished() {
     assert_eq!(uncounted(writes[0]), (expected_s, vec!["b".into()]));
     assert_eq!(writes[0].failed, Some(1));
     assert_eq!(uncounted(writes[1]), (vec![], vec!["b".into()]));
-    assert_eq!((writes[1].succeeded, writes[1].failed), (Some(499), Some(1)));
+    assert_eq!(
+        (writes[1].succeeded, writes[1].failed),
+        (Some(499), Some(1))
+    );
     assert!(types(writes[1]).is_empty(), "not finished in this sync");
 }
 
@@ -940,9 +1146,19 @@ fn case_57_too_many_finished() {
 fn case_58_terminating_pod_counted_but_failed_delayed() {
     let j = job(1, Some(1))
         .status("uncountedTerminatedPods", json!({"failed": ["a"]}))
-        .condition("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        .condition(
+            "FailureTarget",
+            "BackoffLimitExceeded",
+            "Job has reached the specified backoff limit",
+        )
         .b();
-    let pods = [pod(0).uid("a").phase("Running").deleted(t0()).no_finalizer().node("n1").b()];
+    let pods = [pod(0)
+        .uid("a")
+        .phase("Running")
+        .deleted(t0())
+        .no_finalizer()
+        .node("n1")
+        .b()];
     let plan = run(&j, &pods);
     let writes = plan.status_writes();
     assert_eq!(writes.len(), 1);
@@ -957,9 +1173,21 @@ fn case_58_terminating_pod_counted_but_failed_delayed() {
 fn case_59_failed_added_once_pod_stops_terminating() {
     let j = job(1, Some(1))
         .status("uncountedTerminatedPods", json!({"failed": ["a"]}))
-        .condition("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        .condition(
+            "FailureTarget",
+            "BackoffLimitExceeded",
+            "Job has reached the specified backoff limit",
+        )
         .b();
-    let pods = vec![pod(0).uid("a").phase("Running").deleted(t0()).no_finalizer().node("n1").b()];
+    let pods = vec![
+        pod(0)
+            .uid("a")
+            .phase("Running")
+            .deleted(t0())
+            .no_finalizer()
+            .node("n1")
+            .b(),
+    ];
     let mut store = Store::new(j, pods);
     store.sync();
     assert_eq!(types(&store.status()), vec!["FailureTarget"]);
@@ -995,14 +1223,27 @@ fn case_61_failed_index_pod_counted() {
 
 #[test]
 fn case_62_new_finished_pods_deleted() {
-    let j = job(1, None).status("succeeded", json!(1)).status("failed", json!(1)).b();
+    let j = job(1, None)
+        .status("succeeded", json!(1))
+        .status("failed", json!(1))
+        .b();
     let pods = [
         pod(0).uid("a").phase("Succeeded").deleted(t0()).b(),
         pod(1).uid("b").phase("Failed").deleted(t0()).b(),
         pod(2).uid("c").phase("Running").deleted(t0()).b(),
         pod(3).uid("d").phase("Pending").deleted(t0()).b(),
-        pod(4).uid("e").phase("Running").deleted(t0()).no_finalizer().b(),
-        pod(5).uid("f").phase("Pending").deleted(t0()).no_finalizer().b(),
+        pod(4)
+            .uid("e")
+            .phase("Running")
+            .deleted(t0())
+            .no_finalizer()
+            .b(),
+        pod(5)
+            .uid("f")
+            .phase("Pending")
+            .deleted(t0())
+            .no_finalizer()
+            .b(),
     ];
     let plan = run(&j, &pods);
     assert_eq!((plan.summary.succeeded, plan.summary.failed), (2, 4));
@@ -1038,22 +1279,50 @@ fn case_64_three_failures_five_second_base() {
 
 #[test]
 fn case_65_cap_and_elapsed_time() {
-    assert_eq!(remaining_for_failures(t0(), secs(5), secs(700), 8, Some(t0())), secs(640));
-    assert_eq!(remaining_for_failures(t0(), secs(5), secs(700), 9, Some(t0())), secs(700));
+    assert_eq!(
+        remaining_for_failures(t0(), secs(5), secs(700), 8, Some(t0())),
+        secs(640)
+    );
+    assert_eq!(
+        remaining_for_failures(t0(), secs(5), secs(700), 9, Some(t0())),
+        secs(700)
+    );
     let failed = t0();
-    assert_eq!(remaining_for_failures(t0() + secs(1), secs(5), secs(700), 1, Some(failed)), secs(4));
-    assert_eq!(remaining_for_failures(t0() + secs(5), secs(5), secs(700), 1, Some(failed)), secs(0));
+    assert_eq!(
+        remaining_for_failures(t0() + secs(1), secs(5), secs(700), 1, Some(failed)),
+        secs(4)
+    );
+    assert_eq!(
+        remaining_for_failures(t0() + secs(5), secs(5), secs(700), 1, Some(failed)),
+        secs(0)
+    );
     // A1: 10 s doubling, capped at 600 s.
     let seq: Vec<i64> = (1..=8)
-        .map(|n| delay_for_failures(backoff::DEFAULT_POD_FAILURE_BACKOFF, backoff::MAX_POD_FAILURE_BACKOFF, n).as_secs())
+        .map(|n| {
+            delay_for_failures(
+                backoff::DEFAULT_POD_FAILURE_BACKOFF,
+                backoff::MAX_POD_FAILURE_BACKOFF,
+                n,
+            )
+            .as_secs()
+        })
         .collect();
     assert_eq!(seq, vec![10, 20, 40, 80, 160, 320, 600, 600]);
 }
 
 #[test]
 fn case_66_ignored_failures_lengthen_per_index_backoff() {
-    let p = pod(0).phase("Failed").index(0).fcount(1).icount(1).exit_at("main", 1, t0()).b();
-    assert_eq!(remaining_for_index_with(t0(), secs(5), secs(600), Some(&p)), secs(20));
+    let p = pod(0)
+        .phase("Failed")
+        .index(0)
+        .fcount(1)
+        .icount(1)
+        .exit_at("main", 1, t0())
+        .b();
+    assert_eq!(
+        remaining_for_index_with(t0(), secs(5), secs(600), Some(&p)),
+        secs(20)
+    );
 }
 
 #[test]
@@ -1070,7 +1339,10 @@ fn case_67_backoff_on_restart_policy_never() {
     let m = "Job has reached the specified backoff limit";
     assert_eq!(
         conds(&st),
-        vec![pair("FailureTarget", "BackoffLimitExceeded", m), pair("Failed", "BackoffLimitExceeded", m)]
+        vec![
+            pair("FailureTarget", "BackoffLimitExceeded", m),
+            pair("Failed", "BackoffLimitExceeded", m)
+        ]
     );
     // not enough failures with backoffLimit 6 - multiple pods
     let j = job(2, Some(2)).backoff_limit(6).b();
@@ -1087,11 +1359,20 @@ fn case_68_backoff_for_on_failure() {
     let on_failure = |p: i32, limit: i32| {
         job(p, Some(p))
             .backoff_limit(limit)
-            .spec("template", json!({"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "main"}]}}))
+            .spec(
+                "template",
+                json!({"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "main"}]}}),
+            )
             .b()
     };
     let j = on_failure(1, 1);
-    let st = final_status(&j, &run(&j, &[pod(0).phase("Running").running("main").restarts(1).b()]));
+    let st = final_status(
+        &j,
+        &run(
+            &j,
+            &[pod(0).phase("Running").running("main").restarts(1).b()],
+        ),
+    );
     assert_eq!(counters(&st), (0, 1, 0));
     assert_eq!(types(&st), vec!["FailureTarget"]);
     assert_eq!(conds(&st)[0].1, "BackoffLimitExceeded");
@@ -1107,13 +1388,23 @@ fn case_68_backoff_for_on_failure() {
     // too many job failures with podRunning - multiple pods
     let j = on_failure(2, 2);
     let st = final_status(&j, &run(&j, &pods));
-    assert_eq!(conds(&st), vec![pair("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit")]);
+    assert_eq!(
+        conds(&st),
+        vec![pair(
+            "FailureTarget",
+            "BackoffLimitExceeded",
+            "Job has reached the specified backoff limit"
+        )]
+    );
 }
 
 #[test]
 fn case_69_active_back_off_blocks_creation() {
     let j = job(1, Some(1)).b();
-    let record = BackoffRecord { failures_after_last_success: 1, last_failure_time: Some(t0()) };
+    let record = BackoffRecord {
+        failures_after_last_success: 1,
+        last_failure_time: Some(t0()),
+    };
     let plan = run_full(&j, &[], &record, t0());
     assert!(plan.created_pods().is_empty());
     assert_eq!(counters(&final_status(&j, &plan)).0, 0);
@@ -1125,32 +1416,83 @@ fn case_69_active_back_off_blocks_creation() {
 #[test]
 fn case_70_per_index_creation_waits_for_backoff() {
     let failed_at = |i: usize, ix: i64, at: Timestamp| {
-        pod(i).phase("Failed").index(ix).fcount(0).exit_at("main", 1, at).b()
+        pod(i)
+            .phase("Failed")
+            .index(ix)
+            .fcount(0)
+            .exit_at("main", 1, at)
+            .b()
     };
-    let pods = [failed_at(1, 1, t0()), failed_at(2, 2, t0()), failed_at(3, 3, t0())];
-    let delayed: BTreeMap<i64, &Pod> = pods.iter().enumerate().map(|(i, p)| (i as i64 + 1, p)).collect();
-    assert_eq!(indexes_ready_now(&[1, 2, 3], &delayed, t0()), (vec![], secs(10)));
+    let pods = [
+        failed_at(1, 1, t0()),
+        failed_at(2, 2, t0()),
+        failed_at(3, 3, t0()),
+    ];
+    let delayed: BTreeMap<i64, &Pod> = pods
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i as i64 + 1, p))
+        .collect();
+    assert_eq!(
+        indexes_ready_now(&[1, 2, 3], &delayed, t0()),
+        (vec![], secs(10))
+    );
     let long_ago = t0() - secs(3600);
-    let pods = [failed_at(1, 1, t0()), failed_at(2, 2, t0()), failed_at(3, 3, long_ago)];
-    let delayed: BTreeMap<i64, &Pod> = pods.iter().enumerate().map(|(i, p)| (i as i64 + 1, p)).collect();
-    assert_eq!(indexes_ready_now(&[1, 2, 3], &delayed, t0()), (vec![3], secs(0)));
+    let pods = [
+        failed_at(1, 1, t0()),
+        failed_at(2, 2, t0()),
+        failed_at(3, 3, long_ago),
+    ];
+    let delayed: BTreeMap<i64, &Pod> = pods
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i as i64 + 1, p))
+        .collect();
+    assert_eq!(
+        indexes_ready_now(&[1, 2, 3], &delayed, t0()),
+        (vec![3], secs(0))
+    );
 }
 
 // ---- F. Per-index helpers (cases 71–74) ------------------------------------
 
 #[test]
 fn case_71_is_index_failed() {
-    let failed = |c: i32| pod(0).phase("Failed").index(0).fcount(c).exit("main", 3).b();
-    assert!(is_index_failed(&job(1, Some(1)).indexed().per_index(0).b(), &failed(0)));
-    assert!(is_index_failed(&job(1, Some(1)).indexed().per_index(1).b(), &failed(1)));
-    assert!(!is_index_failed(&job(1, Some(1)).indexed().per_index(1).b(), &failed(0)));
-    let j = job(1, Some(1)).indexed().per_index(1).policy(vec![exit_rule("FailIndex", "In", &[3], None)]).b();
+    let failed = |c: i32| {
+        pod(0)
+            .phase("Failed")
+            .index(0)
+            .fcount(c)
+            .exit("main", 3)
+            .b()
+    };
+    assert!(is_index_failed(
+        &job(1, Some(1)).indexed().per_index(0).b(),
+        &failed(0)
+    ));
+    assert!(is_index_failed(
+        &job(1, Some(1)).indexed().per_index(1).b(),
+        &failed(1)
+    ));
+    assert!(!is_index_failed(
+        &job(1, Some(1)).indexed().per_index(1).b(),
+        &failed(0)
+    ));
+    let j = job(1, Some(1))
+        .indexed()
+        .per_index(1)
+        .policy(vec![exit_rule("FailIndex", "In", &[3], None)])
+        .b();
     assert!(is_index_failed(&j, &failed(0)));
 }
 
 #[test]
 fn case_72_new_index_failure_count_value() {
-    let j = job(1, Some(1)).indexed().per_index(5).policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]).b();
+    let j = job(1, Some(1))
+        .indexed()
+        .per_index(5)
+        .policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")])
+        .b();
     let prev = pod(0).phase("Failed").index(0).fcount(3).dt().b();
     assert_eq!(new_index_failure_counts(&j, Some(&prev)), (3, 1));
     let j = job(1, Some(1)).indexed().per_index(5).b();
@@ -1170,17 +1512,30 @@ fn case_72_new_index_failure_count_value() {
 #[test]
 fn case_73_pods_with_delayed_deletion_per_index() {
     let j = job(2, Some(2)).indexed().per_index(3).b();
-    let a = |i: usize, c: i32, at: i64| pod(i).phase("Failed").index(0).fcount(c).exit_at("main", 1, t0() + secs(at)).b();
+    let a = |i: usize, c: i32, at: i64| {
+        pod(i)
+            .phase("Failed")
+            .index(0)
+            .fcount(c)
+            .exit_at("main", 1, t0() + secs(at))
+            .b()
+    };
     let pods = [a(1, 0, 0), a(2, 1, 10), a(3, 2, 20)];
     let refs: Vec<&Pod> = pods.iter().collect();
     let none = Intervals::default();
     let kept = pods_with_delayed_deletion(&j, &refs, &[], &none, &none);
-    assert_eq!(kept.get(&0).and_then(|p| p.metadata.name.as_deref()), Some("mypod-3"));
+    assert_eq!(
+        kept.get(&0).and_then(|p| p.metadata.name.as_deref()),
+        Some("mypod-3")
+    );
     // quirk kept: a higher count that finished earlier does not displace the candidate
     let pods = [a(1, 0, 20), a(2, 5, 10)];
     let refs: Vec<&Pod> = pods.iter().collect();
     let kept = pods_with_delayed_deletion(&j, &refs, &[], &none, &none);
-    assert_eq!(kept.get(&0).and_then(|p| p.metadata.name.as_deref()), Some("mypod-1"));
+    assert_eq!(
+        kept.get(&0).and_then(|p| p.metadata.name.as_deref()),
+        Some("mypod-1")
+    );
     // failed pod for an active index: not delayed, it is already replaced
     let failed = pod(1).phase("Failed").index(0).b();
     let active = pod(2).phase("Running").index(0).b();
@@ -1190,10 +1545,18 @@ fn case_73_pods_with_delayed_deletion_per_index() {
 
 #[test]
 fn case_74_calculate_failed_indexes() {
-    let j = job(2, Some(2)).indexed().per_index(0).status("failedIndexes", json!("0")).b();
+    let j = job(2, Some(2))
+        .indexed()
+        .per_index(0)
+        .status("failedIndexes", json!("0"))
+        .b();
     let p = pod(1).phase("Failed").index(1).fcount(0).b();
     assert_eq!(indexes::failed_indexes(&j, &[&p]).render(), "0,1");
-    let j = job(2, Some(2)).indexed().per_index(0).status("failedIndexes", json!("9")).b();
+    let j = job(2, Some(2))
+        .indexed()
+        .per_index(0)
+        .status("failedIndexes", json!("9"))
+        .b();
     assert_eq!(indexes::failed_indexes(&j, &[&p]).render(), "1");
     // compact rendering and clipping
     assert_eq!(Intervals::parse("1-3,7,x,5-", 10).render(), "1-3,7");
@@ -1211,7 +1574,10 @@ fn case_128_sidecar_finish_time_is_consulted() {
         .exit_at("main", 1, t0() - secs(1))
         .status_list(
             "initContainerStatuses",
-            cs("sidecar", json!({"terminated": {"exitCode": 143, "finishedAt": t0().to_string()}})),
+            cs(
+                "sidecar",
+                json!({"terminated": {"exitCode": 143, "finishedAt": t0().to_string()}}),
+            ),
         )
         .b();
     assert_eq!(finished_time(&p), t0());
@@ -1219,7 +1585,10 @@ fn case_128_sidecar_finish_time_is_consulted() {
     let p = pod(0)
         .sidecar("sidecar")
         .exit_at("main", 1, t0() - secs(100))
-        .status_list("initContainerStatuses", cs("sidecar", json!({"running": {}})))
+        .status_list(
+            "initContainerStatuses",
+            cs("sidecar", json!({"running": {}})),
+        )
         .created(t0() - secs(500))
         .b();
     assert_eq!(finished_time(&p), t0() - secs(500));
@@ -1241,7 +1610,14 @@ fn case_128_sidecar_finish_time_is_consulted() {
 fn case_129_backoff_cap_is_600_seconds() {
     let j = job(7, None).backoff_limit(100).b();
     let pods_at = |ago: i64| -> Vec<Pod> {
-        (0..7).map(|i| pod(i).phase("Failed").exit_at("main", 1, t0() - secs(ago)).b()).collect()
+        (0..7)
+            .map(|i| {
+                pod(i)
+                    .phase("Failed")
+                    .exit_at("main", 1, t0() - secs(ago))
+                    .b()
+            })
+            .collect()
     };
     let plan = run(&j, &pods_at(585));
     assert!(plan.created_pods().is_empty());
@@ -1251,31 +1627,60 @@ fn case_129_backoff_cap_is_600_seconds() {
     // per-index variant
     let j = job(1, Some(1)).indexed().per_index(100).b();
     let retained = |count: i32, ago: i64| {
-        pod(0).phase("Failed").index(0).fcount(count).exit_at("main", 1, t0() - secs(ago)).b()
+        pod(0)
+            .phase("Failed")
+            .index(0)
+            .fcount(count)
+            .exit_at("main", 1, t0() - secs(ago))
+            .b()
     };
     assert_eq!(run(&j, &[retained(6, 585)]).requeue_after, Some(secs(15)));
     let plan = run(&j, &[retained(6, 630)]);
     let created = plan.created_pods();
     assert_eq!(created.len(), 1);
-    let ann = created[0].template.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
-    assert_eq!(ann.get("batch.kubernetes.io/job-index-failure-count").map(String::as_str), Some("7"));
+    let ann = created[0]
+        .template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.annotations.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        ann.get("batch.kubernetes.io/job-index-failure-count")
+            .map(String::as_str),
+        Some("7")
+    );
     assert_eq!(run(&j, &[retained(5, 305)]).requeue_after, Some(secs(15)));
     assert_eq!(run(&j, &[retained(0, 0)]).requeue_after, Some(secs(10)));
 }
 
 #[test]
 fn case_136_failure_target_waits_for_terminating_pods() {
-    let j = job(2, None).policy(vec![exit_rule("FailJob", "In", &[42], None)]).b();
+    let j = job(2, None)
+        .policy(vec![exit_rule("FailJob", "In", &[42], None)])
+        .b();
     let pods = vec![
-        pod(0).uid("A").node("n1").phase("Failed").exit("main", 42).b(),
-        pod(1).uid("B").node("n1").phase("Running").running("main").b(),
+        pod(0)
+            .uid("A")
+            .node("n1")
+            .phase("Failed")
+            .exit("main", 42)
+            .b(),
+        pod(1)
+            .uid("B")
+            .node("n1")
+            .phase("Running")
+            .running("main")
+            .b(),
     ];
     let mut store = Store::new(j, pods);
     store.sync();
     let msg = msg_exit("main", "mypod-0", 42, 0);
     assert_eq!(store.status_writes.len(), 2);
     let w1 = &store.status_writes[0];
-    assert_eq!(conds(w1), vec![pair("FailureTarget", "PodFailurePolicy", &msg)]);
+    assert_eq!(
+        conds(w1),
+        vec![pair("FailureTarget", "PodFailurePolicy", &msg)]
+    );
     assert_eq!(uncounted(w1).1, vec!["A".to_owned(), "B".to_owned()]);
     assert_eq!(w1.terminating, Some(1));
     assert_eq!(store.status_writes[1].failed, Some(2));
@@ -1292,7 +1697,10 @@ fn case_136_failure_target_waits_for_terminating_pods() {
     assert_eq!(types(&st), vec!["FailureTarget", "Failed"]);
     assert_eq!(st.terminating, Some(0));
     assert_eq!(st.failed, Some(2));
-    assert_eq!(store.events, vec![(EventType::Warning, "PodFailurePolicy".to_owned(), msg)]);
+    assert_eq!(
+        store.events,
+        vec![(EventType::Warning, "PodFailurePolicy".to_owned(), msg)]
+    );
 }
 
 #[test]
@@ -1303,7 +1711,10 @@ fn case_137_two_phase_status_writes() {
     assert_eq!(writes.len(), 2);
     let m = "Job has reached the specified backoff limit";
     assert_eq!(uncounted(writes[0]), (vec![], vec!["u1".to_owned()]));
-    assert_eq!(conds(writes[0]), vec![pair("FailureTarget", "BackoffLimitExceeded", m)]);
+    assert_eq!(
+        conds(writes[0]),
+        vec![pair("FailureTarget", "BackoffLimitExceeded", m)]
+    );
     assert_eq!(writes[0].failed, None);
     assert_eq!(writes[1].failed, Some(1));
     assert_eq!(uncounted(writes[1]), (vec![], vec![]));
@@ -1320,28 +1731,52 @@ fn case_137_two_phase_status_writes() {
             _ => "other",
         })
         .collect();
-    assert_eq!(kinds, vec!["status", "backoff", "finalizers", "status", "event"]);
+    assert_eq!(
+        kinds,
+        vec!["status", "backoff", "finalizers", "status", "event"]
+    );
     let ev = plan.events();
-    assert_eq!((ev[0].type_, ev[0].reason.as_str(), ev[0].message.as_str()), (EventType::Warning, "BackoffLimitExceeded", m));
+    assert_eq!(
+        (ev[0].type_, ev[0].reason.as_str(), ev[0].message.as_str()),
+        (EventType::Warning, "BackoffLimitExceeded", m)
+    );
 }
 
 #[test]
 fn case_138_pod_replacement_policy() {
     // TerminatingOrFailed: counted at once, replaced after the back-off
-    let running_deleted = || pod(0).node("n1").phase("Running").running("main").deleted(t0() + secs(30)).grace(30).b();
-    let j = job(1, Some(1)).spec("podReplacementPolicy", json!("TerminatingOrFailed")).b();
+    let running_deleted = || {
+        pod(0)
+            .node("n1")
+            .phase("Running")
+            .running("main")
+            .deleted(t0() + secs(30))
+            .grace(30)
+            .b()
+    };
+    let j = job(1, Some(1))
+        .spec("podReplacementPolicy", json!("TerminatingOrFailed"))
+        .b();
     let mut store = Store::new(j, vec![running_deleted()]);
     let plan = store.sync();
-    assert_eq!((store.status().failed, store.status().terminating), (Some(1), Some(1)));
+    assert_eq!(
+        (store.status().failed, store.status().terminating),
+        (Some(1), Some(1))
+    );
     assert!(plan.created_pods().is_empty());
     assert_eq!(plan.requeue_after, Some(secs(10)));
     store.now = t0() + secs(10);
     assert_eq!(store.sync().created_pods().len(), 1);
     // Failed (no pod failure policy): not counted, not replaced until terminal
-    let j = job(1, Some(1)).spec("podReplacementPolicy", json!("Failed")).b();
+    let j = job(1, Some(1))
+        .spec("podReplacementPolicy", json!("Failed"))
+        .b();
     let mut store = Store::new(j, vec![running_deleted()]);
     let plan = store.sync();
-    assert_eq!((store.status().failed, store.status().terminating), (None, Some(1)));
+    assert_eq!(
+        (store.status().failed, store.status().terminating),
+        (None, Some(1))
+    );
     assert!(plan.created_pods().is_empty() && plan.requeue_after.is_none());
     store.now = t0() + secs(25);
     assert!(store.sync().created_pods().is_empty());
@@ -1350,15 +1785,24 @@ fn case_138_pod_replacement_policy() {
     assert_eq!(store.status().failed, Some(1));
     assert_eq!(plan.created_pods().len(), 1);
     // an unscheduled deleted pod turned Failed by PodGC (no condition) counts
-    let j = job(1, Some(1)).policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]).b();
+    let j = job(1, Some(1))
+        .policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")])
+        .b();
     let gc_failed = pod(0).phase("Failed").deleted(t0()).b();
-    let st = final_status(&j, &run_full(&j, &[gc_failed], &BackoffRecord::default(), t0() + secs(20)));
+    let st = final_status(
+        &j,
+        &run_full(&j, &[gc_failed], &BackoffRecord::default(), t0() + secs(20)),
+    );
     assert_eq!(st.failed, Some(1));
 }
 
 #[test]
 fn case_139_failed_indexes_progression_and_annotations() {
-    let j = job(6, Some(6)).indexed().per_index(0).spec("maxFailedIndexes", json!(5)).b();
+    let j = job(6, Some(6))
+        .indexed()
+        .per_index(0)
+        .spec("maxFailedIndexes", json!(5))
+        .b();
     let mut store = Store::new(j, vec![]);
     let plan = store.sync();
     assert_eq!(store.status().failed_indexes.as_deref(), Some(""));
@@ -1396,26 +1840,73 @@ fn case_139_failed_indexes_progression_and_annotations() {
     assert_eq!(st.completed_indexes.as_deref(), Some("0,5"));
     assert_eq!(counters(&st), (0, 4, 2));
     let m = "Job has failed indexes";
-    assert_eq!(conds(&st), vec![pair("FailureTarget", "FailedIndexes", m), pair("Failed", "FailedIndexes", m)]);
+    assert_eq!(
+        conds(&st),
+        vec![
+            pair("FailureTarget", "FailedIndexes", m),
+            pair("Failed", "FailedIndexes", m)
+        ]
+    );
 
     // 1/1, backoffLimitPerIndex 1, Ignore on DisruptionTarget
-    let j = job(1, Some(1)).indexed().per_index(1).policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]).b();
-    let first = pod(0).index(0).fcount(0).phase("Failed").dt().exit_at("main", 137, t0()).b();
+    let j = job(1, Some(1))
+        .indexed()
+        .per_index(1)
+        .policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")])
+        .b();
+    let first = pod(0)
+        .index(0)
+        .fcount(0)
+        .phase("Failed")
+        .dt()
+        .exit_at("main", 137, t0())
+        .b();
     let mut store = Store::new(j, vec![first]);
     let plan = store.sync();
     assert!(plan.created_pods().is_empty());
     assert_eq!(plan.requeue_after, Some(secs(10)));
-    assert!(store.pods[0].metadata.finalizers.iter().flatten().any(|f| f == FINALIZER));
+    assert!(
+        store.pods[0]
+            .metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| f == FINALIZER)
+    );
     store.now = t0() + secs(10);
     let plan = store.sync();
     let created = plan.created_pods();
-    let ann = created[0].template.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
-    assert_eq!(ann.get("batch.kubernetes.io/job-index-failure-count").map(String::as_str), Some("0"));
-    assert_eq!(ann.get("batch.kubernetes.io/job-index-ignored-failure-count").map(String::as_str), Some("1"));
+    let ann = created[0]
+        .template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.annotations.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        ann.get("batch.kubernetes.io/job-index-failure-count")
+            .map(String::as_str),
+        Some("0")
+    );
+    assert_eq!(
+        ann.get("batch.kubernetes.io/job-index-ignored-failure-count")
+            .map(String::as_str),
+        Some("1")
+    );
     store.sync();
-    assert!(store.pods.iter().all(|p| p.metadata.name.as_deref() != Some("mypod-0")
-        || !p.metadata.finalizers.iter().flatten().any(|f| f == FINALIZER)));
-    assert_eq!(store.status().failed, None, "ignored failure is never counted");
+    assert!(store.pods.iter().all(|p| {
+        p.metadata.name.as_deref() != Some("mypod-0")
+            || !p
+                .metadata
+                .finalizers
+                .iter()
+                .flatten()
+                .any(|f| f == FINALIZER)
+    }));
+    assert_eq!(
+        store.status().failed,
+        None,
+        "ignored failure is never counted"
+    );
     let t1 = store.now + secs(5);
     store.now = t1;
     set_phase(store.by_index(0), "Failed", Some((1, t1)));
@@ -1423,28 +1914,64 @@ fn case_139_failed_indexes_progression_and_annotations() {
     assert_eq!(plan.requeue_after, Some(secs(20)));
     store.now = t1 + secs(20);
     let plan = store.sync();
-    let ann = plan.created_pods()[0].template.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
-    assert_eq!(ann.get("batch.kubernetes.io/job-index-failure-count").map(String::as_str), Some("1"));
-    assert_eq!(ann.get("batch.kubernetes.io/job-index-ignored-failure-count").map(String::as_str), Some("1"));
+    let ann = plan.created_pods()[0]
+        .template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.annotations.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        ann.get("batch.kubernetes.io/job-index-failure-count")
+            .map(String::as_str),
+        Some("1")
+    );
+    assert_eq!(
+        ann.get("batch.kubernetes.io/job-index-ignored-failure-count")
+            .map(String::as_str),
+        Some("1")
+    );
 }
 
 #[test]
 fn case_140_fail_job_from_pod_without_finalizer() {
-    let j = job(3, None).policy(vec![exit_rule("FailJob", "In", &[42], None)]).b();
-    let foreign = pod(9).name("foreign").uid("foreign").no_finalizer().phase("Failed").exit("main", 42).b();
-    let mut pods: Vec<Pod> = (0..3).map(|i| pod(i).node("n1").phase("Running").running("main").b()).collect();
+    let j = job(3, None)
+        .policy(vec![exit_rule("FailJob", "In", &[42], None)])
+        .b();
+    let foreign = pod(9)
+        .name("foreign")
+        .uid("foreign")
+        .no_finalizer()
+        .phase("Failed")
+        .exit("main", 42)
+        .b();
+    let mut pods: Vec<Pod> = (0..3)
+        .map(|i| pod(i).node("n1").phase("Running").running("main").b())
+        .collect();
     pods.push(foreign);
     let mut store = Store::new(j, pods);
     store.sync();
     let msg = "Container main for pod default/foreign failed with exit code 42 matching FailJob rule at index 0";
-    assert_eq!(conds(&store.status()), vec![pair("FailureTarget", "PodFailurePolicy", msg)]);
+    assert_eq!(
+        conds(&store.status()),
+        vec![pair("FailureTarget", "PodFailurePolicy", msg)]
+    );
     assert_eq!(store.status().failed, Some(3));
     for i in 0..3 {
-        set_phase(store.pod_mut(&format!("mypod-{i}")), "Failed", Some((143, t0())));
+        set_phase(
+            store.pod_mut(&format!("mypod-{i}")),
+            "Failed",
+            Some((143, t0())),
+        );
     }
     store.sync();
     let st = store.status();
-    assert_eq!(conds(&st), vec![pair("FailureTarget", "PodFailurePolicy", msg), pair("Failed", "PodFailurePolicy", msg)]);
+    assert_eq!(
+        conds(&st),
+        vec![
+            pair("FailureTarget", "PodFailurePolicy", msg),
+            pair("Failed", "PodFailurePolicy", msg)
+        ]
+    );
     assert_eq!(st.failed, Some(3), "the foreign pod is not counted");
 }
 
@@ -1452,8 +1979,14 @@ fn case_140_fail_job_from_pod_without_finalizer() {
 
 #[test]
 fn a5_first_failed_pod_by_creation_time_decides_the_message() {
-    let j = job(2, None).policy(vec![exit_rule("FailJob", "In", &[42, 43], None)]).b();
-    let older = pod(1).created(t0() - secs(60)).phase("Failed").exit("main", 43).b();
+    let j = job(2, None)
+        .policy(vec![exit_rule("FailJob", "In", &[42, 43], None)])
+        .b();
+    let older = pod(1)
+        .created(t0() - secs(60))
+        .phase("Failed")
+        .exit("main", 43)
+        .b();
     let newer = pod(0).created(t0()).phase("Failed").exit("main", 42).b();
     for pods in [[older.clone(), newer.clone()], [newer, older]] {
         let st = final_status(&j, &run(&j, &pods));
@@ -1465,7 +1998,10 @@ fn a5_first_failed_pod_by_creation_time_decides_the_message() {
 fn explain_reuses_the_sync_decision() {
     let j = job(3, None)
         .backoff_limit(1)
-        .policy(vec![exit_rule("Ignore", "In", &[1], None), exit_rule("Count", "In", &[2], None)])
+        .policy(vec![
+            exit_rule("Ignore", "In", &[1], None),
+            exit_rule("Count", "In", &[2], None),
+        ])
         .b();
     let pods = [
         pod(0).phase("Failed").exit("main", 1).b(),
@@ -1475,8 +2011,18 @@ fn explain_reuses_the_sync_decision() {
     ];
     let e = explain(&j, &pods, t0());
     let verdicts: Vec<&str> = e.failed_pods.iter().map(|p| p.verdict.as_str()).collect();
-    assert_eq!(verdicts, vec!["rule 0 (Ignore) — ignored", "rule 1 (Count) — counted", "no rule — counted"]);
-    assert_eq!((e.counters.failed, e.counters.succeeded, e.counters.ignored), (3, 0, 1));
+    assert_eq!(
+        verdicts,
+        vec![
+            "rule 0 (Ignore) — ignored",
+            "rule 1 (Count) — counted",
+            "no rule — counted"
+        ]
+    );
+    assert_eq!(
+        (e.counters.failed, e.counters.succeeded, e.counters.ignored),
+        (3, 0, 1)
+    );
     assert_eq!(
         e.decision,
         JobDecision::FailureTarget {
@@ -1491,8 +2037,13 @@ fn explain_reuses_the_sync_decision() {
 
 #[test]
 fn partial_delete_failure_forgets_the_finished_condition() {
-    let j = job(2, None).policy(vec![exit_rule("FailJob", "In", &[42], None)]).b();
-    let pods = [pod(0).phase("Failed").exit("main", 42).b(), pod(1).phase("Running").b()];
+    let j = job(2, None)
+        .policy(vec![exit_rule("FailJob", "In", &[42], None)])
+        .b();
+    let pods = [
+        pod(0).phase("Failed").exit("main", 42).b(),
+        pod(1).phase("Running").b(),
+    ];
     let expected = BTreeSet::new();
     let input = SyncInput {
         job: &j,
@@ -1502,9 +2053,182 @@ fn partial_delete_failure_forgets_the_finished_condition() {
         expectations_satisfied: true,
         now: t0(),
     };
-    let outcome = ManageOutcome { failed_deletions: BTreeSet::from(["mypod-1".to_owned()]), failed_creations: 0 };
+    let outcome = ManageOutcome {
+        failed_deletions: BTreeSet::from(["mypod-1".to_owned()]),
+        failed_creations: 0,
+    };
     let plan = sync_job_after_manage(&input, &outcome, false);
     assert!(plan.deleted_pods().is_empty(), "manage step excluded");
-    assert!(plan.status_writes().iter().all(|s| types(s).is_empty()), "no FailureTarget this sync");
+    assert!(
+        plan.status_writes().iter().all(|s| types(s).is_empty()),
+        "no FailureTarget this sync"
+    );
     assert_eq!(plan.removed_finalizers(), vec!["mypod-0"]);
+}
+
+// ---- property: the two-phase counting protocol survives crashes ----------
+
+#[derive(Clone, Debug)]
+struct PodSpec {
+    phase: &'static str,
+    finalizer: bool,
+    deleted: bool,
+    exit: i32,
+    dt: bool,
+    bound: bool,
+}
+
+fn pod_spec_s() -> impl Strategy<Value = PodSpec> {
+    (
+        prop::sample::select(vec!["Pending", "Running", "Succeeded", "Failed"]),
+        prop::bool::weighted(0.85),
+        prop::bool::weighted(0.2),
+        prop::sample::select(vec![0, 1, 2, 42]),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(phase, finalizer, deleted, exit, dt, bound)| PodSpec {
+            phase,
+            finalizer,
+            deleted,
+            exit,
+            dt,
+            bound,
+        })
+}
+
+fn build_pod(i: usize, s: &PodSpec) -> Pod {
+    let mut p = pod(i).phase(s.phase).exit("main", s.exit);
+    if s.dt {
+        p = p.dt();
+    }
+    if !s.finalizer {
+        p = p.no_finalizer();
+    }
+    if s.deleted {
+        p = p.deleted(t0());
+    }
+    if s.bound {
+        p = p.node("n1");
+    }
+    p.b()
+}
+
+fn build_job(policy_kind: u8, limit: i32, completions: Option<i32>, parallelism: i32) -> Job {
+    let j = job(parallelism, completions).backoff_limit(limit);
+    match policy_kind {
+        0 => j.b(),
+        1 => j
+            .policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")])
+            .b(),
+        2 => j
+            .policy(vec![
+                exit_rule("FailJob", "In", &[42], None),
+                exit_rule("Ignore", "In", &[1], None),
+            ])
+            .b(),
+        _ => j.policy(vec![exit_rule("Count", "In", &[1], None)]).b(),
+    }
+}
+
+/// UIDs newly appended to the uncounted lists by a write, given the
+/// previously persisted status.
+fn appended(prev: &JobStatus, next: &JobStatus) -> Vec<String> {
+    let (ps, pf) = uncounted(prev);
+    let (ns, nf) = uncounted(next);
+    let before: BTreeSet<String> = ps.into_iter().chain(pf).collect();
+    ns.into_iter()
+        .chain(nf)
+        .filter(|u| !before.contains(u))
+        .collect()
+}
+
+/// Applies `steps` (all, or the first `crash_after`), recording appended UIDs.
+fn apply_tracking(
+    store: &mut Store,
+    steps: &[Step],
+    crash_after: Option<usize>,
+    seen: &mut BTreeMap<String, u32>,
+) {
+    let limit = crash_after.unwrap_or(steps.len());
+    for step in steps.iter().take(limit) {
+        if let Step::UpdateStatus(next) = step {
+            for uid in appended(&store.status(), next) {
+                *seen.entry(uid).or_insert(0) += 1;
+            }
+        }
+        store.apply_one(step);
+    }
+    if crash_after.is_some() {
+        // The controller restarts: its in-memory back-off record is lost.
+        store.backoff = BackoffRecord::default();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// A crash between any two steps of a sync, followed by plain syncs,
+    /// never counts a pod twice and never loses one.
+    #[test]
+    fn two_phase_counting_is_crash_safe(
+        specs in prop::collection::vec(pod_spec_s(), 0..8),
+        policy_kind in 0u8..4,
+        limit in prop::sample::select(vec![0, 1, 3, 100]),
+        completions in prop::option::of(1..6i32),
+        parallelism in 0..4i32,
+        crash1 in 0usize..8,
+        crash2 in 0usize..8,
+    ) {
+        let job = build_job(policy_kind, limit, completions, parallelism);
+        let pods: Vec<Pod> = specs.iter().enumerate().map(|(i, s)| build_pod(i, s)).collect();
+        let mut store = Store::new(job.clone(), pods.clone());
+        let mut seen: BTreeMap<String, u32> = BTreeMap::new();
+
+        let plan = store.plan();
+        apply_tracking(&mut store, &plan.steps, Some(crash1.min(plan.steps.len())), &mut seen);
+        let plan = store.plan();
+        apply_tracking(&mut store, &plan.steps, Some(crash2.min(plan.steps.len())), &mut seen);
+        let mut stable = false;
+        for _ in 0..12 {
+            let plan = store.plan();
+            let busy = plan.steps.iter().any(|s| matches!(s, Step::UpdateStatus(_) | Step::RemoveFinalizers(_)));
+            apply_tracking(&mut store, &plan.steps, None, &mut seen);
+            if !busy {
+                stable = true;
+                break;
+            }
+        }
+        prop_assert!(stable, "protocol must converge");
+
+        // never counted twice
+        for (uid, n) in &seen {
+            prop_assert_eq!(*n, 1, "uid {} appended {} times", uid, n);
+        }
+        let st = store.status();
+        let (us, uf) = uncounted(&st);
+        prop_assert!(us.is_empty() && uf.is_empty(), "uncounted lists drained: {:?} {:?}", us, uf);
+        let total = i64::from(st.succeeded.unwrap_or(0)) + i64::from(st.failed.unwrap_or(0));
+        prop_assert_eq!(total, seen.len() as i64, "counters equal distinct appended UIDs");
+
+        // never lost: every tracked, finished pod that counts was appended
+        let policy = job.spec.as_ref().and_then(|s| s.pod_failure_policy.as_ref());
+        for p in &pods {
+            let uid = p.metadata.uid.clone().unwrap_or_default();
+            let tracked = p.metadata.finalizers.iter().flatten().any(|f| f == FINALIZER);
+            let phase = p.status.as_ref().and_then(|s| s.phase.clone()).unwrap_or_default();
+            let failed = exitplan_control::job::classify::is_pod_failed(p, &job);
+            let counts = phase == "Succeeded"
+                || (failed && exitplan_control::job::match_pod_failure_policy(policy, p).count_failed);
+            if tracked && counts {
+                prop_assert!(seen.contains_key(&uid), "pod {} lost", uid);
+            }
+        }
+        // and nothing that finished keeps the tracking finalizer
+        for p in &store.pods {
+            let phase = p.status.as_ref().and_then(|s| s.phase.clone()).unwrap_or_default();
+            let tracked = p.metadata.finalizers.iter().flatten().any(|f| f == FINALIZER);
+            prop_assert!(!(tracked && (phase == "Succeeded" || phase == "Failed")), "finished pod keeps finalizer");
+        }
+    }
 }
