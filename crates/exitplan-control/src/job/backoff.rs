@@ -76,6 +76,9 @@ pub fn delay_for_failures(
         return SignedDuration::ZERO;
     }
     let mut delay = base;
+    if !delay.is_positive() {
+        return delay.max(SignedDuration::ZERO);
+    }
     for _ in 1..failures {
         delay = delay.saturating_mul(2);
         if delay >= max {
