@@ -1457,3 +1457,76 @@ fn missing_pod_is_404() {
 fn retry_delay_is_upstreams() {
     assert_eq!(RETRY_DELAY, SignedDuration::from_millis(500));
 }
+
+// --------------------------------------------------------------- properties
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::sample::select;
+
+    proptest! {
+        /// Whatever the pod and budget look like: the machine finishes with
+        /// one of the spec's answers, a 201 means the pod was deleted (or
+        /// would be, on dry-run), nothing else deletes it, the budget is spent
+        /// at most once and only with a `disruptedPods` entry, dry-run writes
+        /// nothing, and every real delete follows the DisruptionTarget write.
+        #[test]
+        fn eviction_invariants(
+            phase in select(vec!["Pending", "Running", "Succeeded", "Failed"]),
+            ready in any::<Option<bool>>(),
+            deleting in any::<bool>(),
+            allowed in 0..3_i32,
+            current in 0..4_i32,
+            desired in 0..4_i32,
+            policy in select(POLICIES.to_vec()),
+            budgets in 0..3_usize,
+            unsynced in any::<bool>(),
+            dry_run in any::<bool>(),
+        ) {
+            let mut p = pod("p", phase, ready);
+            p.metadata.deletion_timestamp = deleting.then(|| Time(now()));
+            let pdbs: Vec<PodDisruptionBudget> = (0..budgets)
+                .map(|i| {
+                    let mut b = with_policy(pdb(&format!("b{i}"), allowed, current, desired), policy);
+                    if unsynced {
+                        b.metadata.generation = Some(2);
+                    }
+                    b
+                })
+                .collect();
+            let mut store = Store::new(vec![p], pdbs.clone());
+            let mut req = request("p", None);
+            if dry_run {
+                req.dry_run = vec!["All".to_owned()];
+            }
+            let a = store.evict(&req);
+            prop_assert!(matches!(a.code, 201 | 403 | 429 | 500), "{a:?}");
+            if a.code == 201 && !dry_run {
+                prop_assert!(store.deleted("p"));
+            }
+            if a.code != 201 || dry_run {
+                prop_assert_eq!(store.deleted("p"), deleting);
+            }
+            if dry_run {
+                prop_assert_eq!(store.pdb_writes(), 0);
+                prop_assert!(store.pod_status_writes().is_empty());
+            } else if store.state.delete_calls > 0 {
+                assert_condition_then_delete(&store);
+            }
+            prop_assert!(store.pdb_writes() <= 1);
+            for before in &pdbs {
+                let name = before.metadata.name.clone().unwrap_or_default();
+                let after = store.pdb_status(&name);
+                let was = before.status.clone().unwrap_or_default();
+                if after != was {
+                    prop_assert_eq!(after.disruptions_allowed, was.disruptions_allowed.map(|n| n - 1));
+                    prop_assert!(after.disrupted_pods.unwrap_or_default().contains_key("p"));
+                }
+            }
+            if budgets > 1 && a.code == 500 {
+                prop_assert!(store.state.writes.is_empty());
+            }
+        }
+    }
+}

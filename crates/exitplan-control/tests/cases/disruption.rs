@@ -803,3 +803,94 @@ fn stale_disruption_target_leaves_other_pods_alone() {
         Some(StaleCleanup::UpdateStatus(_))
     ));
 }
+
+// --------------------------------------------------------------- properties
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Rule {
+        MinInt(i32),
+        MinPct(i32),
+        MaxInt(i32),
+        MaxPct(i32),
+        None,
+    }
+
+    fn rule() -> impl Strategy<Value = Rule> {
+        prop_oneof![
+            (0..6_i32).prop_map(Rule::MinInt),
+            (0..=100_i32).prop_map(Rule::MinPct),
+            (0..6_i32).prop_map(Rule::MaxInt),
+            (0..=100_i32).prop_map(Rule::MaxPct),
+            Just(Rule::None),
+        ]
+    }
+
+    proptest! {
+        /// Every computed status is valid (no negative counts), allowed is
+        /// `max(0, current − desired)` and 0 without expected pods, the
+        /// condition follows it, healthy pods are Ready non-deleting pods, and
+        /// a second sync with the same inputs writes nothing.
+        #[test]
+        fn status_invariants_and_idempotence(
+            rule in rule(),
+            replicas in 0..8_i32,
+            pods in proptest::collection::vec((any::<bool>(), any::<bool>(), any::<bool>(), 0..4_u8), 0..7),
+            minutes_ago in 0..5_i64,
+        ) {
+            let mut pdb = match rule {
+                Rule::MinInt(n) => min_available(int(n)),
+                Rule::MinPct(n) => min_available(pct(&format!("{n}%"))),
+                Rule::MaxInt(n) => max_unavailable(int(n)),
+                Rule::MaxPct(n) => max_unavailable(pct(&format!("{n}%"))),
+                Rule::None => budget(None, None),
+            };
+            let mut disrupted = BTreeMap::new();
+            let pods: Vec<Pod> = pods
+                .iter()
+                .enumerate()
+                .map(|(i, (is_ready, is_deleting, managed, entry))| {
+                    let name = format!("p{i}");
+                    let mut p = if *is_ready { pod(&name) } else { unready(pod(&name)) };
+                    if *is_deleting {
+                        p.metadata.deletion_timestamp = Some(Time(now()));
+                    }
+                    if *entry == 0 {
+                        disrupted.insert(name.clone(), Time(now() - SignedDuration::from_mins(minutes_ago)));
+                    }
+                    if *managed {
+                        p = owned(p, "apps/v1", "ReplicaSet", "rs", "rs-uid");
+                    }
+                    p
+                })
+                .collect();
+            pdb.status = Some(PodDisruptionBudgetStatus {
+                disrupted_pods: Some(disrupted),
+                ..PodDisruptionBudgetStatus::default()
+            });
+            let rss = [replica_set("rs", "rs-uid", replicas)];
+            let w = Workloads { replica_sets: &rss, ..Workloads::default() };
+            let scale = lookup(w);
+            let plan = sync(&mut pdb, &pods, &scale);
+            prop_assert!(plan.write.is_some());
+            let (allowed, current, desired, expected) = tuple(&pdb);
+            prop_assert!(allowed >= 0 && current >= 0 && desired >= 0 && expected >= 0);
+            let want = if expected <= 0 { 0 } else { (current - desired).max(0) };
+            prop_assert_eq!(allowed, want);
+            let ready_alive = pods
+                .iter()
+                .filter(|p| p.metadata.deletion_timestamp.is_none())
+                .filter(|p| p.status.as_ref().and_then(|s| s.conditions.as_ref()).is_some_and(|c| !c.is_empty()))
+                .count();
+            prop_assert!(usize::try_from(current).unwrap_or(usize::MAX) <= ready_alive);
+            let cond = allowed_condition(&pdb);
+            prop_assert_eq!(cond.status == "True", allowed > 0);
+            // Idempotent: nothing left to write.
+            let again = sync(&mut pdb, &pods, &scale);
+            prop_assert!(again.write.is_none(), "{:?}", again.write);
+        }
+    }
+}
