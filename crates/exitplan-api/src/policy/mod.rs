@@ -3,3 +3,4 @@
 
 pub mod eviction_subresource;
 pub mod pdb;
+pub mod selector;

@@ -1,0 +1,292 @@
+//! Label selectors as policy/v1 uses them: `metav1.LabelSelectorAsSelector`
+//! (conversion with validation, same error texts) and `labels.Selector.Matches`.
+//!
+//! * a nil selector (`None`) selects **nothing**;
+//! * an empty selector (`{}`) selects **everything**;
+//! * otherwise every `matchLabels` pair and every `matchExpressions`
+//!   requirement (`In`, `NotIn`, `Exists`, `DoesNotExist`) must hold.
+//!
+//! An invalid selector is an error; callers decide what it means (the
+//! eviction subresource ignores such a PDB, the disruption controller fails
+//! the sync with the error text).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use crate::field::{BadValue, Error, ErrorList, Path, go_quote};
+use crate::formats::{is_label_value, is_qualified_name};
+
+/// How one requirement compares a label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operator {
+    /// `key=value` (from `matchLabels`).
+    Equals,
+    /// The label is present and its value is in the set.
+    In,
+    /// The label is absent or its value is not in the set.
+    NotIn,
+    /// The label is present.
+    Exists,
+    /// The label is absent.
+    DoesNotExist,
+}
+
+/// One validated requirement of a selector (`labels.Requirement`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    /// Label key.
+    pub key: String,
+    /// Comparison.
+    pub operator: Operator,
+    /// Values compared against (empty for `Exists` / `DoesNotExist`).
+    pub values: Vec<String>,
+}
+
+impl Requirement {
+    fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
+        let value = labels.and_then(|l| l.get(&self.key));
+        match self.operator {
+            Operator::Equals | Operator::In => value.is_some_and(|v| self.values.contains(v)),
+            Operator::NotIn => value.is_none_or(|v| !self.values.contains(v)),
+            Operator::Exists => value.is_some(),
+            Operator::DoesNotExist => value.is_none(),
+        }
+    }
+}
+
+/// A converted selector (`labels.Selector`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selector {
+    /// Selects nothing (a nil `LabelSelector`).
+    Nothing,
+    /// Selects everything (an empty `LabelSelector`).
+    Everything,
+    /// Selects objects meeting every requirement (never empty).
+    Requirements(Vec<Requirement>),
+}
+
+impl Selector {
+    /// Whether an object with `labels` is selected.
+    pub fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
+        match self {
+            Selector::Nothing => false,
+            Selector::Everything => true,
+            Selector::Requirements(reqs) => reqs.iter().all(|r| r.matches(labels)),
+        }
+    }
+}
+
+/// Why a `LabelSelector` cannot be converted; `Display` is upstream's error text.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SelectorError {
+    /// A requirement with an invalid key or value (`labels.NewRequirement`).
+    #[error("{0}")]
+    Invalid(ErrorList),
+    /// A `matchExpressions` operator outside In/NotIn/Exists/DoesNotExist.
+    #[error("{} is not a valid label selector operator", go_quote(.0))]
+    UnknownOperator(String),
+}
+
+/// Converts a `LabelSelector` (`metav1.LabelSelectorAsSelector`). `matchLabels`
+/// are checked first, in key order (upstream iterates a Go map, so with several
+/// invalid labels the reported one is unspecified there), then `matchExpressions`
+/// in order; the first invalid requirement is the error.
+pub fn as_selector(selector: Option<&LabelSelector>) -> Result<Selector, SelectorError> {
+    let Some(sel) = selector else {
+        return Ok(Selector::Nothing);
+    };
+    let labels = sel.match_labels.as_ref();
+    let exprs = sel.match_expressions.as_deref().unwrap_or_default();
+    if labels.is_none_or(BTreeMap::is_empty) && exprs.is_empty() {
+        return Ok(Selector::Everything);
+    }
+    let mut reqs = Vec::new();
+    for (key, value) in labels.into_iter().flatten() {
+        reqs.push(new_requirement(
+            key,
+            Operator::Equals,
+            std::slice::from_ref(value),
+        )?);
+    }
+    for expr in exprs {
+        let op = match expr.operator.as_str() {
+            "In" => Operator::In,
+            "NotIn" => Operator::NotIn,
+            "Exists" => Operator::Exists,
+            "DoesNotExist" => Operator::DoesNotExist,
+            other => return Err(SelectorError::UnknownOperator(other.to_owned())),
+        };
+        reqs.push(new_requirement(
+            &expr.key,
+            op,
+            expr.values.as_deref().unwrap_or_default(),
+        )?);
+    }
+    Ok(Selector::Requirements(reqs))
+}
+
+/// Whether `labels` are selected by `selector`; an invalid selector selects nothing.
+pub fn selects(
+    selector: Option<&LabelSelector>,
+    labels: Option<&BTreeMap<String, String>>,
+) -> bool {
+    as_selector(selector).is_ok_and(|s| s.matches(labels))
+}
+
+/// `labels.NewRequirement` with its validation (messages and field paths).
+fn new_requirement(
+    key: &str,
+    operator: Operator,
+    values: &[String],
+) -> Result<Requirement, SelectorError> {
+    let mut errs = ErrorList::new();
+    let key_errs = is_qualified_name(key);
+    if !key_errs.is_empty() {
+        errs.push(Error::invalid(&Path::new("key"), key, key_errs.join("; ")));
+    }
+    let values_path = Path::new("values");
+    // Upstream passes `append([]string(nil), values...)`: nil when empty.
+    let values_json = || {
+        if values.is_empty() {
+            return BadValue::Null;
+        }
+        let quoted: Vec<String> = values.iter().map(|v| go_quote(v)).collect();
+        BadValue::Json(format!("[{}]", quoted.join(",")))
+    };
+    match operator {
+        Operator::In | Operator::NotIn if values.is_empty() => errs.push(Error::invalid(
+            &values_path,
+            values_json(),
+            "for 'in', 'notin' operators, values set can't be empty",
+        )),
+        Operator::Equals if values.len() != 1 => errs.push(Error::invalid(
+            &values_path,
+            values_json(),
+            "exact-match compatibility requires one single value",
+        )),
+        Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
+            errs.push(Error::invalid(
+                &values_path,
+                values_json(),
+                "values set must be empty for exists and does not exist",
+            ));
+        }
+        _ => {}
+    }
+    for (i, v) in values.iter().enumerate() {
+        let value_errs = is_label_value(v);
+        if !value_errs.is_empty() {
+            errs.push(Error::invalid(
+                &values_path.index(i).key(key),
+                v,
+                value_errs.join("; "),
+            ));
+        }
+    }
+    if !errs.is_empty() {
+        return Err(SelectorError::Invalid(errs));
+    }
+    Ok(Requirement {
+        key: key.to_owned(),
+        operator,
+        values: values.to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn expr(key: &str, op: &str, values: &[&str]) -> LabelSelectorRequirement {
+        LabelSelectorRequirement {
+            key: key.to_owned(),
+            operator: op.to_owned(),
+            values: Some(values.iter().map(|v| (*v).to_owned()).collect()),
+        }
+    }
+
+    #[test]
+    fn nil_matches_nothing_and_empty_everything() {
+        let l = labels(&[("a", "true")]);
+        assert!(!selects(None, Some(&l)));
+        assert!(selects(Some(&LabelSelector::default()), Some(&l)));
+        assert!(selects(Some(&LabelSelector::default()), None));
+        let empty_maps = LabelSelector {
+            match_labels: Some(BTreeMap::new()),
+            match_expressions: Some(Vec::new()),
+        };
+        assert_eq!(as_selector(Some(&empty_maps)), Ok(Selector::Everything));
+    }
+
+    #[test]
+    fn operators() {
+        let l = labels(&[("a", "true"), ("b", "x")]);
+        let cases = [
+            (expr("a", "In", &["true", "false"]), true),
+            (expr("a", "In", &["false"]), false),
+            (expr("c", "In", &["x"]), false),
+            (expr("a", "NotIn", &["true"]), false),
+            (expr("a", "NotIn", &["false"]), true),
+            (expr("c", "NotIn", &["x"]), true),
+            (expr("b", "Exists", &[]), true),
+            (expr("c", "Exists", &[]), false),
+            (expr("c", "DoesNotExist", &[]), true),
+            (expr("b", "DoesNotExist", &[]), false),
+        ];
+        for (e, want) in cases {
+            let sel = LabelSelector {
+                match_expressions: Some(vec![e.clone()]),
+                match_labels: None,
+            };
+            assert_eq!(selects(Some(&sel), Some(&l)), want, "{e:?}");
+        }
+        let both = LabelSelector {
+            match_labels: Some(labels(&[("a", "true")])),
+            match_expressions: Some(vec![expr("b", "In", &["y"])]),
+        };
+        assert!(!selects(Some(&both), Some(&l)));
+    }
+
+    #[test]
+    fn invalid_selectors_report_upstream_texts() {
+        let bad_key = LabelSelector {
+            match_labels: Some(labels(&[("k8s.io/too/many/slashes", "value")])),
+            match_expressions: None,
+        };
+        let err = as_selector(Some(&bad_key)).expect_err("invalid key");
+        assert_eq!(
+            err.to_string(),
+            "key: Invalid value: \"k8s.io/too/many/slashes\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        );
+        let bad_op = LabelSelector {
+            match_labels: None,
+            match_expressions: Some(vec![expr("foo", "illegal", &["bar"])]),
+        };
+        assert_eq!(
+            as_selector(Some(&bad_op))
+                .expect_err("invalid operator")
+                .to_string(),
+            "\"illegal\" is not a valid label selector operator"
+        );
+        let empty_in = LabelSelector {
+            match_labels: None,
+            match_expressions: Some(vec![expr("foo", "In", &[])]),
+        };
+        assert_eq!(
+            as_selector(Some(&empty_in))
+                .expect_err("empty In")
+                .to_string(),
+            "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty"
+        );
+        assert!(!selects(Some(&bad_op), None));
+    }
+}
