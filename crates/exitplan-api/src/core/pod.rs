@@ -1,1 +1,185 @@
-//! (placeholder — filled in by the lifecycle validation work)
+//! Pod rules exitplan owns (eviction spec §3): `spec.evictionResponders` —
+//! validated on create and inside every pod template — and a Pod strategy.
+//!
+//! Full Pod validation (containers, volumes, security context, …) is out of
+//! scope: the strategy checks ObjectMeta and `spec.evictionResponders` only,
+//! and on update rejects only changes of `spec.evictionResponders`.
+
+use k8s_openapi::api::core::v1::{EvictionResponder, Pod, PodSpec, PodStatus};
+
+use crate::absent::Absent;
+use crate::field::{BadValue, Error, ErrorList, Path};
+use crate::formats;
+use crate::lifecycle::constants::{
+    MAX_POD_RESPONDERS, MAX_PRIORITY, MIN_USER_PRIORITY, MSG_RESERVED_PRIORITY,
+};
+use crate::lifecycle::eviction::go_json_string;
+use crate::meta::{self, NameRule};
+use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+
+/// The detail upstream's `ValidatePodUpdate` gives when a pod update changes
+/// a field other than the few mutable ones (upstream appends a diff of the
+/// spec after a newline; exitplan does not).
+pub const POD_UPDATE_FORBIDDEN: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// The detail of the declarative `dependentForbidden` rule tying
+/// `schedulingGroup` to `evictionResponders`.
+pub const SCHEDULING_GROUP_FORBIDDEN: &str = "may not be set when evictionResponders is set";
+
+/// Validates `evictionResponders` of the pod spec at `spec_path` (`spec` for a
+/// Pod, `spec.template.spec` for a Deployment/Job/ReplicaSet, `template.spec`
+/// for a PodTemplate, `spec.jobTemplate.spec.template.spec` for a CronJob),
+/// with create semantics:
+///
+/// * a non-empty list next to a set `schedulingGroup` → `Forbidden
+///   <spec>.schedulingGroup` (origin `dependentForbidden`);
+/// * more than 10 items → only `TooMany` (origin `maxItems`);
+/// * a repeated name → `Duplicate` at the later index;
+/// * `name`: Required, reserved domains, prefixed label key;
+/// * `priority`: Required (when missing from the submitted JSON, per
+///   `absent`), 0–999 reserved, at most 100000 (`maximum`), at least 0
+///   (`minimum`).
+pub fn validate_eviction_responders(
+    responders: &[EvictionResponder],
+    scheduling_group_set: bool,
+    spec_path: &Path,
+    absent: &Absent,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if !responders.is_empty() && scheduling_group_set {
+        errs.push(
+            Error::forbidden(
+                &spec_path.child("schedulingGroup"),
+                SCHEDULING_GROUP_FORBIDDEN,
+            )
+            .with_origin("dependentForbidden"),
+        );
+    }
+    let path = spec_path.child("evictionResponders");
+    if responders.len() > MAX_POD_RESPONDERS {
+        errs.push(
+            Error::too_many(&path, responders.len(), MAX_POD_RESPONDERS).with_origin("maxItems"),
+        );
+        return errs;
+    }
+    let priority_of = |i: usize, r: &EvictionResponder| {
+        (!absent.contains(&path.index(i).child("priority"))).then_some(r.priority)
+    };
+    for (j, r) in responders.iter().enumerate() {
+        if responders[..j].iter().any(|earlier| earlier.name == r.name) {
+            errs.push(Error::duplicate(
+                &path.index(j),
+                BadValue::Json(responder_json(r, priority_of(j, r))),
+            ));
+        }
+    }
+    for (i, r) in responders.iter().enumerate() {
+        let name_path = path.index(i).child("name");
+        if r.name.is_empty() {
+            errs.push(Error::required(&name_path, ""));
+        } else {
+            errs.append(formats::validate_not_reserved_domain(&name_path, &r.name));
+            errs.append(formats::validate_prefixed_label_key(&name_path, &r.name));
+        }
+        let priority_path = path.index(i).child("priority");
+        match priority_of(i, r) {
+            None => errs.push(Error::required(&priority_path, "")),
+            Some(p) if (0..MIN_USER_PRIORITY).contains(&p) => {
+                errs.push(Error::invalid(&priority_path, p, MSG_RESERVED_PRIORITY));
+            }
+            Some(p) if p > MAX_PRIORITY => errs.push(
+                Error::invalid(
+                    &priority_path,
+                    p,
+                    format!("must be less than or equal to {MAX_PRIORITY}"),
+                )
+                .with_origin("maximum"),
+            ),
+            Some(p) if p < 0 => errs.push(
+                Error::invalid(&priority_path, p, "must be greater than or equal to 0")
+                    .with_origin("minimum"),
+            ),
+            Some(_) => {}
+        }
+    }
+    errs
+}
+
+/// `{"name":…,"priority":…}` as Go renders a core/v1 EvictionResponder.
+fn responder_json(r: &EvictionResponder, priority: Option<i32>) -> String {
+    let priority = priority.map_or_else(|| "null".to_owned(), |p| p.to_string());
+    format!(
+        "{{\"name\":{},\"priority\":{priority}}}",
+        go_json_string(&r.name)
+    )
+}
+
+fn responders_of(spec: Option<&PodSpec>) -> &[EvictionResponder] {
+    spec.and_then(|s| s.eviction_responders.as_deref())
+        .unwrap_or_default()
+}
+
+/// A minimal Pod strategy: ObjectMeta and `spec.evictionResponders` on create,
+/// `spec.evictionResponders` immutable on update, `/status` writes that cannot
+/// touch the spec or metadata. Everything else of Pod validation is out of
+/// scope.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PodStrategy;
+
+impl Strategy for PodStrategy {
+    type Object = Pod;
+
+    /// Starts the pod `Pending` with generation 1 (QoS class and scheduling
+    /// gates are not computed here).
+    fn prepare_for_create(obj: &mut Pod) {
+        obj.status = Some(PodStatus {
+            phase: Some("Pending".to_owned()),
+            ..PodStatus::default()
+        });
+        obj.metadata.generation = Some(1);
+    }
+
+    fn validate_create(obj: &Pod, ctx: &Context<'_>) -> ErrorList {
+        let mut errs = meta::validate_object_meta(&obj.metadata, true, NameRule::Subdomain);
+        if let Some(spec) = &obj.spec {
+            errs.append(validate_eviction_responders(
+                responders_of(Some(spec)),
+                spec.scheduling_group.is_some(),
+                &Path::new("spec"),
+                ctx.absent,
+            ));
+        }
+        errs
+    }
+
+    /// Keeps the stored status; bumps the generation when the spec changed.
+    fn prepare_for_update(new: &mut Pod, old: &Pod) {
+        new.status.clone_from(&old.status);
+        new.metadata.generation = if new.spec == old.spec {
+            old.metadata.generation
+        } else {
+            Some(old.metadata.generation.unwrap_or(0).saturating_add(1))
+        };
+    }
+
+    /// ObjectMeta update rules, and `spec.evictionResponders` may not change
+    /// (reported like upstream's pod update rule: `Forbidden spec`).
+    fn validate_update(new: &Pod, old: &Pod, _ctx: &Context<'_>) -> ErrorList {
+        let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata);
+        if responders_of(new.spec.as_ref()) != responders_of(old.spec.as_ref()) {
+            errs.push(Error::forbidden(&Path::new("spec"), POD_UPDATE_FORBIDDEN));
+        }
+        errs
+    }
+
+    /// Copies the spec from the stored pod and resets the metadata a
+    /// `/status` write may not change.
+    fn prepare_for_status_update(new: &mut Pod, old: &Pod) {
+        new.spec.clone_from(&old.spec);
+        reset_metadata_for_status(&mut new.metadata, &old.metadata);
+    }
+
+    fn validate_status_update(new: &Pod, old: &Pod, _ctx: &Context<'_>) -> ErrorList {
+        meta::validate_object_meta_update(&new.metadata, &old.metadata)
+    }
+}

@@ -117,3 +117,19 @@ pub const ALLOWED_CLOCK_SKEW: SignedDuration = SignedDuration::from_secs(30);
 pub const MAX_EXPECTED_COMPLETION: SignedDuration = SignedDuration::from_hours(24 * 365 * 10);
 /// Grace for a responder to report completion after the pod is gone (§7.4 notes).
 pub const GRACEFUL_COMPLETION_DELAY: SignedDuration = SignedDuration::from_secs(5);
+
+/// The apiserver lets a silent Active responder be moved on once
+/// `now ≥ last + 20m − 30s` (the heartbeat deadline minus the clock skew, §5.4-6).
+pub const HEARTBEAT_VALIDATION_DEADLINE: SignedDuration = SignedDuration::from_secs(20 * 60 - 30);
+
+/// Validation detail: priorities 0–999 belong to `*.k8s.io` responders (§3, §5.4-4).
+pub const MSG_RESERVED_PRIORITY: &str =
+    "priorities 0-999 are reserved for responders with *.k8s.io suffix";
+/// Validation detail: the default responder must keep its assigned priority (§5.4-4).
+pub const MSG_CORE_RESPONDER_PRIORITY: &str =
+    "core k8s responder is expected to have priority: 100";
+/// Validation detail: a silent Active responder is still within its deadline (§5.4-6).
+pub const MSG_HEARTBEAT_IN_PROGRESS: &str = "must stay Active because the responder is in progress and it should report status.responders.heartbeatTime or status.responders.completionTime";
+/// Validation detail: `Completed` needs the responder's `completionTime` (§5.4-6).
+pub const MSG_MISSING_COMPLETION_TIME: &str =
+    "cannot become Completed because the responder didn't report status.responders.completionTime";

@@ -1,1 +1,489 @@
-//! (placeholder — filled in by the lifecycle validation work)
+//! Eviction (`lifecycle.k8s.io/v1alpha1`, spec §5.4): validation on create
+//! and update, the declarative part of `/status` validation, and the
+//! registry strategy. The handwritten `/status` rules (the responder state
+//! machine and the time checks) are in [`super::eviction_status`].
+//!
+//! Error values that are not scalars are rendered as JSON in the field order
+//! of the Go types (`k8s.io/api/lifecycle/v1alpha1`); the renderers are at the
+//! end of this file and shared with [`super::eviction_status`].
+
+use k8s_openapi::api::lifecycle::v1alpha1::{
+    Eviction, EvictionSpec, EvictionStatus, Requester, ResponderStatus, TargetResponder,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+
+use super::constants::{
+    MAX_PRIORITY, MAX_REQUESTERS, MAX_RESPONDER_MESSAGE, MAX_TARGET_RESPONDERS, STATES,
+};
+use super::eviction_status;
+use super::evictionrequest::{
+    next_generation, validate_condition_count, validate_intent, validate_observed_generation,
+    validate_target,
+};
+use crate::absent::Absent;
+use crate::field::{BadValue, Error, ErrorList, Path};
+use crate::formats;
+use crate::meta::{self, NameRule};
+use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use crate::time::format_rfc3339;
+
+/// The registry strategy of Eviction (upstream
+/// `pkg/registry/lifecycle/eviction/strategy.go`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EvictionStrategy;
+
+impl Strategy for EvictionStrategy {
+    type Object = Eviction;
+
+    /// Clears the status and starts the generation at 1.
+    fn prepare_for_create(obj: &mut Eviction) {
+        obj.status = Some(EvictionStatus::default());
+        obj.metadata.generation = Some(1);
+    }
+
+    fn validate_create(obj: &Eviction, _ctx: &Context<'_>) -> ErrorList {
+        validate_eviction_create(obj)
+    }
+
+    /// Keeps the stored status; bumps the generation only when the spec changed.
+    fn prepare_for_update(new: &mut Eviction, old: &Eviction) {
+        new.status.clone_from(&old.status);
+        new.metadata.generation = next_generation(old.metadata.generation, new.spec != old.spec);
+    }
+
+    fn validate_update(new: &Eviction, old: &Eviction, _ctx: &Context<'_>) -> ErrorList {
+        validate_eviction_update(new, old)
+    }
+
+    /// Copies the spec from the stored object and resets the metadata a
+    /// `/status` write may not change.
+    fn prepare_for_status_update(new: &mut Eviction, old: &Eviction) {
+        new.spec.clone_from(&old.spec);
+        reset_metadata_for_status(&mut new.metadata, &old.metadata);
+    }
+
+    fn validate_status_update(new: &Eviction, old: &Eviction, ctx: &Context<'_>) -> ErrorList {
+        validate_eviction_status(new, old, ctx)
+    }
+}
+
+fn pod_of(spec: &EvictionSpec) -> Option<(String, String)> {
+    spec.target
+        .pod
+        .as_ref()
+        .map(|p| (p.name.clone(), p.uid.clone()))
+}
+
+/// Validates a new Eviction: ObjectMeta, then `spec.target` (union, pod name
+/// and UID). The status is wiped on create and not validated.
+pub fn validate_eviction_create(obj: &Eviction) -> ErrorList {
+    let mut errs = meta::validate_object_meta(&obj.metadata, true, NameRule::Subdomain);
+    errs.append(validate_target(
+        pod_of(&obj.spec),
+        None,
+        &Path::new("spec").child("target"),
+    ));
+    errs
+}
+
+/// Validates an update of the main resource: ObjectMeta update rules and an
+/// immutable `spec.target` (labels and owner references are free).
+pub fn validate_eviction_update(new: &Eviction, old: &Eviction) -> ErrorList {
+    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata);
+    errs.append(validate_target(
+        pod_of(&new.spec),
+        Some(pod_of(&old.spec)),
+        &Path::new("spec").child("target"),
+    ));
+    errs
+}
+
+/// The whole `/status` validation the strategy runs: the handwritten rules
+/// ([`eviction_status::validate_eviction_status_update`]) followed by the
+/// declarative ones ([`validate_eviction_status_declarative`]), in
+/// kube-apiserver's order.
+pub fn validate_eviction_status(new: &Eviction, old: &Eviction, ctx: &Context<'_>) -> ErrorList {
+    let mut errs = eviction_status::validate_eviction_status_update(new, old, ctx);
+    errs.append(validate_eviction_status_declarative(new, old, ctx));
+    errs
+}
+
+/// The items of an optional list (`nil` and empty are the same, as for
+/// apimachinery's semantic equality).
+pub(crate) fn items<T>(list: &Option<Vec<T>>) -> &[T] {
+    list.as_deref().unwrap_or_default()
+}
+
+/// The priority of `status.targetResponders[i]` as submitted: `None` when
+/// the JSON lacked it (k8s-openapi then holds 0).
+pub(crate) fn submitted_priority(t: &TargetResponder, i: usize, absent: &Absent) -> Option<i32> {
+    let path = Path::new("status")
+        .child("targetResponders")
+        .index(i)
+        .child("priority");
+    (!absent.contains(&path)).then_some(t.priority)
+}
+
+/// The declarative `/status` rules (`zz_generated.validations.go`):
+/// condition count; `observedGeneration`; `requesters` (≤ 100, unique names,
+/// name and intent); `targetResponders` (≤ 11, unique names, name, priority
+/// 0..100000 and immutable, state); `responders` (≤ 11, unique names, name,
+/// `startTime`/`completionTime` immutable once set, message ≤ 4000
+/// characters). Values deep-equal to the old ones (lists as a whole, items
+/// correlated by name) are not validated again.
+pub fn validate_eviction_status_declarative(
+    new: &Eviction,
+    old: &Eviction,
+    ctx: &Context<'_>,
+) -> ErrorList {
+    let empty = EvictionStatus::default();
+    let ns = new.status.as_ref().unwrap_or(&empty);
+    let os = old.status.as_ref().unwrap_or(&empty);
+    let path = Path::new("status");
+    let mut errs = validate_condition_count(
+        items(&ns.conditions),
+        items(&os.conditions),
+        &path.child("conditions"),
+    );
+    errs.append(validate_observed_generation(
+        ns.observed_generation,
+        os.observed_generation,
+        &path.child("observedGeneration"),
+    ));
+    errs.append(validate_requesters(
+        items(&ns.requesters),
+        items(&os.requesters),
+        &path.child("requesters"),
+    ));
+    errs.append(validate_target_responders(
+        items(&ns.target_responders),
+        items(&os.target_responders),
+        &path.child("targetResponders"),
+        ctx.absent,
+    ));
+    errs.append(validate_responders(
+        items(&ns.responders),
+        items(&os.responders),
+        &path.child("responders"),
+    ));
+    errs
+}
+
+/// `Duplicate <path>[j]` for every item whose name an earlier item already has.
+fn duplicates<T>(
+    list: &[T],
+    path: &Path,
+    name: impl Fn(&T) -> &str,
+    json: impl Fn(usize, &T) -> String,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    for (j, item) in list.iter().enumerate() {
+        if list[..j].iter().any(|earlier| name(earlier) == name(item)) {
+            errs.push(Error::duplicate(
+                &path.index(j),
+                BadValue::Json(json(j, item)),
+            ));
+        }
+    }
+    errs
+}
+
+/// A required name in the prefixed-label-key format (Required short-circuits).
+fn validate_name(path: &Path, name: &str) -> ErrorList {
+    if name.is_empty() {
+        ErrorList(vec![Error::required(path, "")])
+    } else {
+        formats::validate_prefixed_label_key(path, name)
+    }
+}
+
+fn validate_requesters(new: &[Requester], old: &[Requester], path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if new == old || new.is_empty() {
+        return errs;
+    }
+    if new.len() > MAX_REQUESTERS {
+        errs.push(Error::too_many(path, new.len(), MAX_REQUESTERS).with_origin("maxItems"));
+        return errs;
+    }
+    errs.append(duplicates(
+        new,
+        path,
+        |r| r.name.as_str(),
+        |_, r| requester_json(r),
+    ));
+    for (i, r) in new.iter().enumerate() {
+        let old_item = old.iter().find(|o| o.name == r.name);
+        if old_item == Some(r) {
+            continue;
+        }
+        let item_path = path.index(i);
+        if old_item.is_none() {
+            errs.append(validate_name(&item_path.child("name"), &r.name));
+        }
+        if old_item.map(|o| o.intent.as_str()) != Some(r.intent.as_str()) {
+            errs.append(validate_intent(&item_path.child("intent"), &r.intent));
+        }
+    }
+    errs
+}
+
+fn validate_target_responders(
+    new: &[TargetResponder],
+    old: &[TargetResponder],
+    path: &Path,
+    absent: &Absent,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let priorities: Vec<Option<i32>> = new
+        .iter()
+        .enumerate()
+        .map(|(i, t)| submitted_priority(t, i, absent))
+        .collect();
+    let unchanged = new.len() == old.len()
+        && new
+            .iter()
+            .zip(old)
+            .zip(&priorities)
+            .all(|((n, o), p)| n == o && p.is_some());
+    if unchanged || new.is_empty() {
+        return errs;
+    }
+    if new.len() > MAX_TARGET_RESPONDERS {
+        errs.push(Error::too_many(path, new.len(), MAX_TARGET_RESPONDERS).with_origin("maxItems"));
+        return errs;
+    }
+    errs.append(duplicates(
+        new,
+        path,
+        |t| t.name.as_str(),
+        |j, t| target_responder_json(t, priorities.get(j).copied().flatten()),
+    ));
+    let mut states: Vec<&str> = STATES.to_vec();
+    states.sort_unstable();
+    for (i, t) in new.iter().enumerate() {
+        let priority = priorities.get(i).copied().flatten();
+        let old_item = old.iter().find(|o| o.name == t.name);
+        if old_item == Some(t) && priority.is_some() {
+            continue;
+        }
+        let item_path = path.index(i);
+        if old_item.is_none() {
+            errs.append(validate_name(&item_path.child("name"), &t.name));
+        }
+        let old_priority = old_item.map(|o| o.priority);
+        if old_priority.is_none() || old_priority != priority {
+            errs.append(validate_priority(
+                &item_path.child("priority"),
+                priority,
+                old_priority,
+            ));
+        }
+        if old_item.map(|o| o.state.as_str()) != Some(t.state.as_str()) {
+            let state_path = item_path.child("state");
+            if t.state.is_empty() {
+                errs.push(Error::required(&state_path, ""));
+            } else if !STATES.contains(&t.state.as_str()) {
+                errs.push(Error::not_supported(&state_path, t.state.as_str(), &states));
+            }
+        }
+    }
+    errs
+}
+
+/// `targetResponders[i].priority`: required, immutable once set (origin
+/// `update`), then at most 100000 (origin `maximum`) and at least 0 (origin
+/// `minimum`).
+fn validate_priority(path: &Path, priority: Option<i32>, old: Option<i32>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if priority.is_none() {
+        errs.push(Error::required(path, ""));
+    }
+    if old.is_some() {
+        let detail = if priority.is_none() {
+            "field cannot be cleared once set"
+        } else {
+            "field cannot be modified once set"
+        };
+        errs.push(Error::invalid(path, BadValue::Null, detail).with_origin("update"));
+    }
+    let Some(p) = priority.filter(|_| errs.is_empty()) else {
+        return errs;
+    };
+    if p > MAX_PRIORITY {
+        errs.push(
+            Error::invalid(
+                path,
+                p,
+                format!("must be less than or equal to {MAX_PRIORITY}"),
+            )
+            .with_origin("maximum"),
+        );
+    }
+    if p < 0 {
+        errs.push(
+            Error::invalid(path, p, "must be greater than or equal to 0").with_origin("minimum"),
+        );
+    }
+    errs
+}
+
+/// NoUnset/NoModify on an optional time (origin `update`).
+fn validate_frozen_time(path: &Path, new: Option<&Time>, old: Option<&Time>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if let Some(old) = old
+        && new != Some(old)
+    {
+        let detail = if new.is_none() {
+            "field cannot be cleared once set"
+        } else {
+            "field cannot be modified once set"
+        };
+        errs.push(Error::invalid(path, BadValue::Null, detail).with_origin("update"));
+    }
+    errs
+}
+
+fn validate_responders(new: &[ResponderStatus], old: &[ResponderStatus], path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if new == old || new.is_empty() {
+        return errs;
+    }
+    if new.len() > MAX_TARGET_RESPONDERS {
+        errs.push(Error::too_many(path, new.len(), MAX_TARGET_RESPONDERS).with_origin("maxItems"));
+        return errs;
+    }
+    errs.append(duplicates(
+        new,
+        path,
+        |r| r.name.as_str(),
+        |_, r| responder_status_json(r),
+    ));
+    for (i, r) in new.iter().enumerate() {
+        let old_item = old.iter().find(|o| o.name == r.name);
+        if old_item == Some(r) {
+            continue;
+        }
+        let item_path = path.index(i);
+        if old_item.is_none() {
+            errs.append(validate_name(&item_path.child("name"), &r.name));
+        }
+        errs.append(validate_frozen_time(
+            &item_path.child("startTime"),
+            r.start_time.as_ref(),
+            old_item.and_then(|o| o.start_time.as_ref()),
+        ));
+        errs.append(validate_frozen_time(
+            &item_path.child("completionTime"),
+            r.completion_time.as_ref(),
+            old_item.and_then(|o| o.completion_time.as_ref()),
+        ));
+        if let Some(message) = &r.message
+            && old_item.and_then(|o| o.message.as_ref()) != Some(message)
+            && message.chars().count() > MAX_RESPONDER_MESSAGE
+        {
+            errs.push(
+                Error::too_long_characters(&item_path.child("message"), MAX_RESPONDER_MESSAGE)
+                    .with_origin("maxLength"),
+            );
+        }
+    }
+    errs
+}
+
+// ---------------------------------------------------------------------------
+// Bad values rendered as Go's encoding/json renders the v1alpha1 types.
+
+/// A string as Go's `json.Marshal` writes it (HTML-sensitive characters escaped).
+pub(crate) fn go_json_string(s: &str) -> String {
+    serde_json::Value::String(s.to_owned())
+        .to_string()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// A `metav1.Time` as JSON: the quoted RFC 3339 text.
+pub(crate) fn time_json(t: &Time) -> String {
+    format!("\"{}\"", format_rfc3339(t.0))
+}
+
+/// A time as an error value.
+pub(crate) fn time_value(t: &Time) -> BadValue {
+    BadValue::Json(time_json(t))
+}
+
+/// `{"name":…,"intent":…}`.
+pub(crate) fn requester_json(r: &Requester) -> String {
+    format!(
+        "{{\"name\":{},\"intent\":{}}}",
+        go_json_string(&r.name),
+        go_json_string(&r.intent)
+    )
+}
+
+/// `{"name":…,"priority":…,"state":…}` (`priority` is `null` when missing).
+pub(crate) fn target_responder_json(t: &TargetResponder, priority: Option<i32>) -> String {
+    let priority = priority.map_or_else(|| "null".to_owned(), |p| p.to_string());
+    format!(
+        "{{\"name\":{},\"priority\":{priority},\"state\":{}}}",
+        go_json_string(&t.name),
+        go_json_string(&t.state)
+    )
+}
+
+/// A ResponderStatus; unset optional fields are omitted (`omitempty`).
+pub(crate) fn responder_status_json(r: &ResponderStatus) -> String {
+    let mut s = format!("{{\"name\":{}", go_json_string(&r.name));
+    for (key, value) in [
+        ("startTime", &r.start_time),
+        ("heartbeatTime", &r.heartbeat_time),
+        ("expectedCompletionTime", &r.expected_completion_time),
+        ("completionTime", &r.completion_time),
+    ] {
+        if let Some(t) = value {
+            s.push_str(&format!(",\"{key}\":{}", time_json(t)));
+        }
+    }
+    if let Some(m) = &r.message {
+        s.push_str(&format!(",\"message\":{}", go_json_string(m)));
+    }
+    s.push('}');
+    s
+}
+
+/// A `metav1.Condition` (`observedGeneration` omitted when 0).
+pub(crate) fn condition_json(c: &Condition) -> String {
+    let mut s = format!(
+        "{{\"type\":{},\"status\":{}",
+        go_json_string(&c.type_),
+        go_json_string(&c.status)
+    );
+    if let Some(g) = c.observed_generation.filter(|g| *g != 0) {
+        s.push_str(&format!(",\"observedGeneration\":{g}"));
+    }
+    let ltt = if c.last_transition_time.0 == jiff::Timestamp::UNIX_EPOCH {
+        "null".to_owned()
+    } else {
+        time_json(&c.last_transition_time)
+    };
+    s.push_str(&format!(
+        ",\"lastTransitionTime\":{ltt},\"reason\":{},\"message\":{}}}",
+        go_json_string(&c.reason),
+        go_json_string(&c.message)
+    ));
+    s
+}
+
+/// A list as JSON (`null` when unset, like a Go nil slice).
+pub(crate) fn list_json<T>(list: Option<&[T]>, item: impl Fn(usize, &T) -> String) -> String {
+    match list {
+        None => "null".to_owned(),
+        Some(items) => {
+            let parts: Vec<String> = items.iter().enumerate().map(|(i, t)| item(i, t)).collect();
+            format!("[{}]", parts.join(","))
+        }
+    }
+}

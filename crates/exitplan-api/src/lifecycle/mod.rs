@@ -11,3 +11,13 @@ pub mod eviction;
 pub mod eviction_status;
 pub mod evictionrequest;
 pub mod sort;
+
+pub use eviction::{
+    EvictionStrategy, validate_eviction_create, validate_eviction_status,
+    validate_eviction_status_declarative, validate_eviction_update,
+};
+pub use eviction_status::validate_eviction_status_update;
+pub use evictionrequest::{
+    EvictionRequestStrategy, validate_eviction_request_create,
+    validate_eviction_request_status_update, validate_eviction_request_update,
+};
