@@ -1,5 +1,39 @@
 //! The `exitplan` command line.
+//!
+//! Reads the clock once and passes it down (one clock, injected); every
+//! subcommand returns an exit status, and input problems exit with 2.
 
-fn main() {
-    println!("exitplan");
+mod cmd;
+mod input;
+mod kinds;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// exitplan — how Kubernetes pods leave: cooperative eviction and Job failure handling.
+#[derive(Debug, Parser)]
+#[command(name = "exitplan", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate an object offline exactly as the API server would admit it.
+    Validate(cmd::validate::ValidateArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let clock = jiff::Timestamp::now();
+    let result = match cli.command {
+        Command::Validate(args) => cmd::validate::run(args, clock),
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })
 }

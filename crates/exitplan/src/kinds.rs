@@ -1,0 +1,124 @@
+//! The kinds exitplan serves, and running a decoded document through its
+//! registry strategy (`exitplan_api::strategy`) — the same admission path the
+//! API server uses.
+
+use jiff::Timestamp;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use exitplan_api::absent::find_absent;
+use exitplan_api::core::pod::PodStrategy;
+use exitplan_api::lifecycle::eviction::EvictionStrategy;
+use exitplan_api::lifecycle::evictionrequest::EvictionRequestStrategy;
+use exitplan_api::status::InvalidError;
+use exitplan_api::strategy::{self, Context, Strategy};
+
+use crate::input::{InputError, type_meta};
+
+/// `apiVersion kind` of every supported kind, for messages.
+pub const SUPPORTED: &[&str] = &[
+    "lifecycle.k8s.io/v1alpha1 EvictionRequest",
+    "lifecycle.k8s.io/v1alpha1 Eviction",
+    "v1 Pod",
+];
+
+/// A kind exitplan validates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// lifecycle.k8s.io/v1alpha1 EvictionRequest.
+    EvictionRequest,
+    /// lifecycle.k8s.io/v1alpha1 Eviction.
+    Eviction,
+    /// v1 Pod.
+    Pod,
+}
+
+impl Kind {
+    /// The kind of a document, or why it has none we support.
+    pub fn of(src: &str, doc: &Value) -> Result<Kind, InputError> {
+        let (api_version, kind) =
+            type_meta(doc).ok_or_else(|| InputError::NotAnObject(src.to_owned()))?;
+        match (api_version, kind) {
+            ("lifecycle.k8s.io/v1alpha1", "EvictionRequest") => Ok(Kind::EvictionRequest),
+            ("lifecycle.k8s.io/v1alpha1", "Eviction") => Ok(Kind::Eviction),
+            ("v1", "Pod") => Ok(Kind::Pod),
+            _ => Err(InputError::Unsupported(
+                src.to_owned(),
+                api_version.to_owned(),
+                kind.to_owned(),
+            )),
+        }
+    }
+}
+
+/// Which write is being checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    /// A create.
+    Create,
+    /// An update of the main resource.
+    Update,
+    /// An update of the `/status` subresource.
+    UpdateStatus,
+}
+
+/// A named input document.
+pub struct Doc {
+    /// Where it came from (file name or `<stdin>`).
+    pub src: String,
+    /// The parsed document.
+    pub value: Value,
+}
+
+/// The outcome of an admission: the object as it would be stored, or the 422.
+pub type Admitted = Result<Value, InvalidError>;
+
+/// Runs `new` (and `old` for updates) through the strategy of `kind`.
+pub fn admit(
+    kind: Kind,
+    op: Operation,
+    new: Doc,
+    old: Option<Doc>,
+    now: Timestamp,
+) -> Result<Admitted, InputError> {
+    match kind {
+        Kind::EvictionRequest => admit_as::<EvictionRequestStrategy>(op, new, old, now),
+        Kind::Eviction => admit_as::<EvictionStrategy>(op, new, old, now),
+        Kind::Pod => admit_as::<PodStrategy>(op, new, old, now),
+    }
+}
+
+fn decode<T: DeserializeOwned>(doc: Doc) -> Result<T, InputError> {
+    serde_json::from_value(doc.value).map_err(|e| InputError::Decode(doc.src, e.to_string()))
+}
+
+fn admit_as<S>(
+    op: Operation,
+    new: Doc,
+    old: Option<Doc>,
+    now: Timestamp,
+) -> Result<Admitted, InputError>
+where
+    S: Strategy,
+    S::Object: DeserializeOwned + serde::Serialize,
+{
+    let absent = find_absent(&new.value);
+    let ctx = Context {
+        now,
+        absent: &absent,
+    };
+    let mut obj: S::Object = decode(new)?;
+    let old: Option<S::Object> = old.map(decode).transpose()?.map(|mut o| {
+        S::default(&mut o);
+        o
+    });
+    let verdict = match (op, old) {
+        (Operation::Create, _) => strategy::admit_create::<S>(&mut obj, &ctx),
+        (Operation::Update, Some(old)) => strategy::admit_update::<S>(&mut obj, &old, &ctx),
+        (Operation::UpdateStatus, Some(old)) => {
+            strategy::admit_status_update::<S>(&mut obj, &old, &ctx)
+        }
+        (_, None) => return Err(InputError::Mismatch("an update needs --old".to_owned())),
+    };
+    Ok(verdict.map(|()| serde_json::to_value(&obj).unwrap_or(Value::Null)))
+}
