@@ -2262,3 +2262,631 @@ fn events_pod_update_and_delayed_delete() {
         }
     );
 }
+
+// ---------------------------------------------------------------------------
+// Property tests
+// ---------------------------------------------------------------------------
+
+mod props {
+    use super::*;
+
+    use exitplan_api::lifecycle::sort::sort_target_responders;
+    use exitplan_api::time::mtime;
+    use proptest::prelude::*;
+
+    const RESPONDER_POOL: [&str; 4] = [
+        "a.example.com/x",
+        "b.example.com/y",
+        "mover.acme.io/m",
+        "zeta.example.org/z",
+    ];
+    const FINAL_STATES: [&str; 3] = [STATE_CANCELED, STATE_COMPLETED, STATE_INTERRUPTED];
+
+    fn is_true(status: &EvictionStatus, type_: &str) -> bool {
+        status
+            .conditions
+            .iter()
+            .flatten()
+            .any(|c| c.type_ == type_ && c.status == "True")
+    }
+
+    fn is_final(status: &EvictionStatus) -> bool {
+        is_true(status, CONDITION_TARGET_EVICTED) || is_true(status, CONDITION_FAILED)
+    }
+
+    fn entry<'a>(status: &'a EvictionStatus, name: &str) -> Option<&'a ResponderStatus> {
+        status.responders.iter().flatten().find(|r| r.name == name)
+    }
+
+    fn whole_seconds(t: &Time) -> bool {
+        t.0.subsec_nanosecond() == 0
+    }
+
+    /// The §5.4 status-update rules the controller's writes must satisfy
+    /// (state machine, tracking, Completed ⇒ completionTime, heartbeat
+    /// deadline, startTime of the Active responder, only the Active entry
+    /// changes), checked on sorted lists.
+    fn check_write(
+        old: &EvictionStatus,
+        new: &EvictionStatus,
+        now: Timestamp,
+    ) -> Result<(), String> {
+        let mut o = old.target_responders.clone().unwrap_or_default();
+        let mut n = new.target_responders.clone().unwrap_or_default();
+        sort_target_responders(&mut o);
+        sort_target_responders(&mut n);
+        let key = |t: &TargetResponder| (t.name.clone(), t.priority);
+        if !o.is_empty() && o.iter().map(key).ne(n.iter().map(key)) {
+            return Err("targetResponders keys changed".into());
+        }
+        let names: Vec<&str> = n.iter().map(|t| t.name.as_str()).collect();
+        let mut entries: Vec<&str> = new
+            .responders
+            .iter()
+            .flatten()
+            .map(|r| r.name.as_str())
+            .collect();
+        entries.sort_unstable();
+        let mut sorted_names = names.clone();
+        sorted_names.sort_unstable();
+        if entries != sorted_names {
+            return Err(format!(
+                "responders {entries:?} vs targetResponders {sorted_names:?}"
+            ));
+        }
+        if n.iter().filter(|t| t.state == STATE_ACTIVE).count() > 1 {
+            return Err("more than one Active".into());
+        }
+        let final_ = is_final(new);
+        let a = o.iter().position(|t| t.state == STATE_ACTIVE);
+        let active_changed = a.is_some_and(|a| n[a].state != STATE_ACTIVE);
+        for (i, t) in n.iter().enumerate() {
+            let old_state = o.get(i).map(|t| t.state.as_str());
+            let expected: Vec<&str> = match old_state {
+                Some(s) if is_final_state(s) => vec![s],
+                Some(s) if a.is_some_and(|a| i < a) || (a.is_none() && final_) => vec![s],
+                _ if Some(i) == a => {
+                    if active_changed || final_ {
+                        FINAL_STATES.to_vec()
+                    } else {
+                        vec![STATE_ACTIVE]
+                    }
+                }
+                _ if (i == 0 && o.is_empty())
+                    || (a.is_some_and(|a| i == a + 1) && active_changed) =>
+                {
+                    if final_ {
+                        vec![STATE_INACTIVE]
+                    } else {
+                        vec![STATE_ACTIVE]
+                    }
+                }
+                _ => vec![STATE_INACTIVE],
+            };
+            if !expected.contains(&t.state.as_str()) {
+                return Err(format!("{}: {} not in {expected:?}", t.name, t.state));
+            }
+            let e = entry(new, &t.name).ok_or("untracked responder")?;
+            if t.state == STATE_COMPLETED && e.completion_time.is_none() {
+                return Err(format!("{} Completed without completionTime", t.name));
+            }
+            if !expected.contains(&STATE_ACTIVE)
+                && e.completion_time.is_none()
+                && !final_
+                && let Some(start) = &e.start_time
+            {
+                let last = e.heartbeat_time.as_ref().unwrap_or(start).0;
+                let deadline = HEARTBEAT_DEADLINE - ALLOWED_CLOCK_SKEW;
+                if now < last.checked_add(deadline).map_err(|e| e.to_string())? {
+                    return Err(format!("{} left Active before the deadline", t.name));
+                }
+            }
+            let before = entry(old, &t.name);
+            if before.is_some_and(|b| b != e) && t.state != STATE_ACTIVE {
+                return Err(format!("entry of non-Active {} changed", t.name));
+            }
+            if t.state == STATE_ACTIVE {
+                let start = e.start_time.as_ref().ok_or("Active without startTime")?;
+                if before.and_then(|b| b.start_time.as_ref()).is_none() && start.0 != mtime(now).0 {
+                    return Err("new startTime is not now".into());
+                }
+            }
+            if let Some(b) = before {
+                let kept = b.heartbeat_time == e.heartbeat_time
+                    && b.expected_completion_time == e.expected_completion_time
+                    && b.completion_time == e.completion_time
+                    && b.message == e.message
+                    && (b.start_time.is_none() || b.start_time == e.start_time);
+                if !kept {
+                    return Err(format!("responder-owned fields of {} changed", t.name));
+                }
+            }
+        }
+        if final_ && n.iter().any(|t| t.state == STATE_ACTIVE) {
+            return Err("final condition next to an Active responder".into());
+        }
+        // Final conditions never revert (the controller never writes a final Eviction at all).
+        for type_ in [CONDITION_TARGET_EVICTED, CONDITION_FAILED] {
+            if is_true(old, type_) {
+                return Err(format!("wrote over a final {type_}"));
+            }
+            let c = new.conditions.iter().flatten().find(|c| c.type_ == type_);
+            let c = c.ok_or(format!("{type_} missing"))?;
+            if !whole_seconds(&c.last_transition_time) || c.last_transition_time.0 > now {
+                return Err(format!(
+                    "{type_} transition time {:?}",
+                    c.last_transition_time
+                ));
+            }
+        }
+        let requesters = new.requesters.as_deref().unwrap_or_default();
+        if requesters.len() > MAX_REQUESTERS {
+            return Err("too many requesters".into());
+        }
+        let mut names: Vec<&str> = requesters.iter().map(|r| r.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.len() != requesters.len() {
+            return Err("duplicate requesters".into());
+        }
+        for e in new.responders.iter().flatten() {
+            if e.start_time.as_ref().is_some_and(|t| !whole_seconds(t)) {
+                return Err("startTime not truncated".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Responder states move only along §5.2.
+    fn check_states_move(old: &EvictionStatus, new: &EvictionStatus) -> Result<(), String> {
+        for t in new.target_responders.iter().flatten() {
+            let before = old
+                .target_responders
+                .iter()
+                .flatten()
+                .find(|o| o.name == t.name)
+                .map_or(STATE_INACTIVE, |o| o.state.as_str());
+            let ok = match before {
+                STATE_INACTIVE => [STATE_INACTIVE, STATE_ACTIVE].contains(&t.state.as_str()),
+                STATE_ACTIVE => t.state != STATE_INACTIVE,
+                s => t.state == s,
+            };
+            if !ok {
+                return Err(format!("{}: {before} → {}", t.name, t.state));
+            }
+        }
+        Ok(())
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Advance(i64),
+        Heartbeat,
+        Complete,
+        SetIntent(usize, bool),
+        DeleteRequest(usize),
+        RemoveRequest(usize),
+        AddRequest,
+        DeletePod(i64),
+        TerminatePod(bool),
+        VanishPod,
+        ReplacePod(bool),
+        ThirdParty,
+        SyncRequests,
+        SyncEvictions,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let pod_op = prop_oneof![
+            prop_oneof![Just(0i64), 0i64..90].prop_map(Op::DeletePod),
+            any::<bool>().prop_map(Op::TerminatePod),
+            Just(Op::VanishPod),
+            any::<bool>().prop_map(Op::ReplacePod),
+        ];
+        let request_op = prop_oneof![
+            3 => (0usize..4, any::<bool>()).prop_map(|(i, b)| Op::SetIntent(i, b)),
+            1 => (0usize..4).prop_map(Op::DeleteRequest),
+            1 => (0usize..4).prop_map(Op::RemoveRequest),
+            2 => Just(Op::AddRequest),
+        ];
+        prop_oneof![
+            6 => prop_oneof![0i64..30, 0i64..1500, Just(1200i64), Just(1170i64), Just(4i64)]
+                .prop_map(Op::Advance),
+            3 => Just(Op::Heartbeat),
+            3 => Just(Op::Complete),
+            2 => request_op,
+            1 => pod_op,
+            1 => Just(Op::ThirdParty),
+            4 => Just(Op::SyncRequests),
+            8 => Just(Op::SyncEvictions),
+        ]
+    }
+
+    struct World {
+        now: Timestamp,
+        pod: Option<Pod>,
+        requests: Vec<EvictionRequest>,
+        evictions: Vec<Eviction>,
+        next: u32,
+    }
+
+    impl World {
+        fn new(responders: &[(usize, i32)], pod_group: bool, requesters: usize) -> World {
+            let mut seen = std::collections::BTreeSet::new();
+            let declared: Vec<(&str, i32)> = responders
+                .iter()
+                .filter(|(i, _)| seen.insert(*i))
+                .map(|(i, p)| (RESPONDER_POOL[*i % RESPONDER_POOL.len()], *p))
+                .collect();
+            let mut p = with_responders(pod("p", U), &declared);
+            if pod_group {
+                p = in_pod_group(p);
+            }
+            let requests = (0..requesters)
+                .map(|i| {
+                    request(
+                        &format!("er{i}"),
+                        &format!("r{i}.io/req"),
+                        at(-secs(60 - i as i64)),
+                    )
+                })
+                .collect();
+            World {
+                now: now(),
+                pod: Some(p),
+                requests,
+                evictions: Vec::new(),
+                next: 100,
+            }
+        }
+
+        fn sync_requests(&mut self) -> Result<(), TestCaseError> {
+            for i in 0..self.requests.len() {
+                let names: Vec<String> = self
+                    .evictions
+                    .iter()
+                    .filter_map(|e| e.metadata.name.clone())
+                    .collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                let evictions: Vec<&Eviction> = self.evictions.iter().collect();
+                let requests: Vec<&EvictionRequest> = self.requests.iter().collect();
+                let plan = sync_eviction_request(
+                    &EvictionRequestSyncInput {
+                        request: &self.requests[i],
+                        pod: self.pod.as_ref(),
+                        target_evictions: &evictions,
+                        target_requests: &requests,
+                        namespace_eviction_names: &names,
+                    },
+                    self.now,
+                );
+                if let Some(created) = plan.create_eviction {
+                    let name = created.metadata.name.clone().unwrap_or_default();
+                    prop_assert!(!names.contains(&name.as_str()), "name {name} reused");
+                    let active = self
+                        .evictions
+                        .iter()
+                        .filter(|e| !has_eviction_completed(e))
+                        .count();
+                    prop_assert_eq!(active, 0, "created next to an active Eviction");
+                    let mut e = created;
+                    self.next += 1;
+                    e.metadata.uid = Some(format!("ev-{}", self.next));
+                    e.metadata.generation = Some(1);
+                    e.metadata.creation_timestamp = Some(mtime(self.now));
+                    self.evictions.push(e);
+                }
+                if let Some(status) = plan.status {
+                    prop_assert_eq!(
+                        status.observed_generation,
+                        self.requests[i].metadata.generation
+                    );
+                    for type_ in [CONDITION_FAILED, CONDITION_TARGET_EVICTED] {
+                        prop_assert!(status.conditions.iter().flatten().any(|c| c.type_ == type_));
+                    }
+                    self.requests[i].status = Some(status);
+                }
+            }
+            Ok(())
+        }
+
+        /// Syncs every Eviction once; returns how many statuses were written.
+        fn sync_evictions(&mut self) -> Result<usize, TestCaseError> {
+            let mut writes = 0;
+            for i in 0..self.evictions.len() {
+                let evictions: Vec<&Eviction> = self.evictions.iter().collect();
+                let requests: Vec<&EvictionRequest> = self.requests.iter().collect();
+                let old = &self.evictions[i];
+                let plan = sync_eviction(
+                    &EvictionSyncInput {
+                        eviction: old,
+                        pod: self.pod.as_ref(),
+                        target_evictions: &evictions,
+                        target_requests: &requests,
+                    },
+                    self.now,
+                );
+                let old_status = old.status.clone().unwrap_or_default();
+                if has_eviction_completed(old) {
+                    prop_assert_eq!(
+                        &plan,
+                        &EvictionSyncPlan::default(),
+                        "final Eviction touched"
+                    );
+                }
+                if let Some(d) = plan.requeue_after {
+                    prop_assert!(d.is_positive(), "requeue {d:?}");
+                }
+                if let Some(new) = plan.status {
+                    check_write(&old_status, &new, self.now).map_err(TestCaseError::fail)?;
+                    check_states_move(&old_status, &new).map_err(TestCaseError::fail)?;
+                    prop_assert_eq!(new.observed_generation, Some(1));
+                    self.evictions[i].status = Some(new);
+                    writes += 1;
+                }
+            }
+            let active = self
+                .evictions
+                .iter()
+                .filter(|e| !has_eviction_completed(e))
+                .count();
+            prop_assert!(active <= 1, "{active} active Evictions after a full round");
+            Ok(writes)
+        }
+
+        /// The Active responder of each active Eviction reports.
+        fn respond(&mut self, complete: bool) {
+            let now = mtime(self.now);
+            for e in &mut self.evictions {
+                if has_eviction_completed(e) {
+                    continue;
+                }
+                let Some(status) = e.status.as_mut() else {
+                    continue;
+                };
+                let Some(active) = status
+                    .target_responders
+                    .iter()
+                    .flatten()
+                    .find(|t| t.state == STATE_ACTIVE)
+                    .map(|t| t.name.clone())
+                else {
+                    continue;
+                };
+                for r in status.responders.iter_mut().flatten() {
+                    if r.name == active && r.start_time.is_some() && r.completion_time.is_none() {
+                        r.heartbeat_time = Some(now.clone());
+                        r.message = Some(format!("working at {}", now.0));
+                        if complete {
+                            r.completion_time = Some(now.clone());
+                        }
+                    }
+                }
+            }
+        }
+
+        fn apply(&mut self, op: &Op) -> Result<(), TestCaseError> {
+            let n = self.requests.len();
+            match *op {
+                Op::Advance(s) => self.now = self.now.checked_add(secs(s)).expect("in range"),
+                Op::Heartbeat => self.respond(false),
+                Op::Complete => self.respond(true),
+                Op::SetIntent(i, eviction) if n > 0 => {
+                    let r = &mut self.requests[i % n];
+                    let intent = if eviction {
+                        INTENT_EVICTION
+                    } else {
+                        INTENT_WITHDRAWN
+                    };
+                    if r.spec.intent != intent {
+                        r.spec.intent = intent.to_owned();
+                        r.metadata.generation = r.metadata.generation.map(|g| g + 1);
+                    }
+                }
+                Op::DeleteRequest(i) if n > 0 => {
+                    let r = &mut self.requests[i % n];
+                    if r.metadata.deletion_timestamp.is_none() {
+                        r.metadata.deletion_timestamp = Some(mtime(self.now));
+                    }
+                }
+                Op::RemoveRequest(i) if n > 0 => {
+                    self.requests.remove(i % n);
+                }
+                Op::AddRequest => {
+                    self.next += 1;
+                    let id = self.next;
+                    self.requests.push(request(
+                        &format!("er{id}"),
+                        &format!("r{id}.io/req"),
+                        mtime(self.now).0,
+                    ));
+                }
+                Op::DeletePod(grace) => {
+                    if let Some(p) = self.pod.as_mut()
+                        && p.metadata.deletion_timestamp.is_none()
+                    {
+                        p.metadata.deletion_timestamp =
+                            Some(mtime(self.now.checked_add(secs(grace)).expect("in range")));
+                    }
+                }
+                Op::TerminatePod(succeeded) => {
+                    if let Some(p) = self.pod.take() {
+                        self.pod =
+                            Some(in_phase(p, if succeeded { "Succeeded" } else { "Failed" }));
+                    }
+                }
+                Op::VanishPod => self.pod = None,
+                Op::ReplacePod(pod_group) => {
+                    let p = with_responders(pod("p", V), &[("other.io/x", 3000)]);
+                    self.pod = Some(if pod_group { in_pod_group(p) } else { p });
+                }
+                Op::ThirdParty => {
+                    self.now = self.now.checked_add(secs(1)).expect("in range");
+                    self.next += 1;
+                    let mut e = eviction(&format!("third-{}", self.next), mtime(self.now).0);
+                    e.metadata.uid = Some(format!("ev-{}", self.next));
+                    self.evictions.push(e);
+                }
+                Op::SyncRequests => self.sync_requests()?,
+                Op::SyncEvictions => {
+                    self.sync_evictions()?;
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+
+    fn world() -> impl Strategy<Value = (Vec<(usize, i32)>, bool, usize)> {
+        (
+            prop::collection::vec((0usize..4, 1000i32..=20000), 0..4),
+            prop::bool::weighted(0.05),
+            0usize..4,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// Arbitrary interleavings of pod, request, responder and clock changes
+        /// with the three syncs: every Eviction write passes the §5.4 rules,
+        /// states move only along §5.2, never two Actives, final Evictions are
+        /// never touched, at most one active Eviction per target, and a stable
+        /// world reaches a fixpoint.
+        #[test]
+        fn prop_simulated_controller_keeps_invariants(
+            (responders, pod_group, requesters) in world(),
+            ops in prop::collection::vec(op(), 1..80),
+        ) {
+            let mut w = World::new(&responders, pod_group, requesters);
+            for op in &ops {
+                w.apply(op)?;
+            }
+            w.sync_requests()?;
+            let mut writes = usize::MAX;
+            for _ in 0..4 {
+                writes = w.sync_evictions()?;
+            }
+            prop_assert_eq!(writes, 0, "no fixpoint after 4 rounds at a fixed clock");
+        }
+
+        /// `status.requesters` never exceeds 100, holds unique names, and
+        /// lists every live Eviction-intent requester when there are ≤ 100.
+        #[test]
+        fn prop_requesters_capped_and_live_first(
+            live in prop::collection::vec((0u16..400, 0i64..3, any::<bool>(), prop::bool::weighted(0.2)), 0..160),
+            leftovers in prop::collection::vec((0u16..400, any::<bool>()), 0..130),
+        ) {
+            let mut seen = std::collections::BTreeSet::new();
+            let requests: Vec<EvictionRequest> = live
+                .iter()
+                .filter(|(id, ..)| seen.insert(*id))
+                .map(|&(id, age, evict, deleting)| {
+                    let r = request(&format!("er{id}"), &format!("r{id}.io/x"), at(-secs(age)));
+                    let r = if evict { r } else { withdrawn(r) };
+                    if deleting { deleting_request(r, now()) } else { r }
+                })
+                .collect();
+            let current: Vec<Requester> = leftovers
+                .iter()
+                .map(|&(id, evict)| requester(&format!("r{id}.io/x"), if evict { INTENT_EVICTION } else { INTENT_WITHDRAWN }))
+                .collect();
+            let refs: Vec<&EvictionRequest> = requests.iter().collect();
+            let out = aggregate_requesters(&current, &refs, MAX_REQUESTERS).requesters;
+            prop_assert!(out.len() <= MAX_REQUESTERS);
+            let mut names: Vec<&str> = out.iter().map(|r| r.name.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            prop_assert_eq!(names.len(), out.len());
+            let wanting: Vec<&EvictionRequest> = requests
+                .iter()
+                .filter(|r| r.spec.intent == INTENT_EVICTION && r.metadata.deletion_timestamp.is_none())
+                .collect();
+            if wanting.len() <= MAX_REQUESTERS {
+                for r in wanting {
+                    prop_assert!(out.contains(&requester(&r.spec.requester, INTENT_EVICTION)));
+                }
+            }
+        }
+
+        /// A final Eviction is never changed, whatever the world looks like.
+        #[test]
+        fn prop_final_eviction_is_never_changed(
+            evicted in any::<bool>(),
+            pod_state in 0u8..4,
+            intents in prop::collection::vec(any::<bool>(), 0..4),
+            offset in -3000i64..3000,
+        ) {
+            let e = if evicted {
+                succeeded(eviction("pod-1-p", at(-mins(30))), at(-mins(1)))
+            } else {
+                failed(eviction("pod-1-p", at(-mins(30))), at(-mins(1)))
+            };
+            let p = match pod_state {
+                0 => None,
+                1 => Some(pod("p", U)),
+                2 => Some(in_phase(pod("p", U), "Failed")),
+                _ => Some(pod("p", V)),
+            };
+            let requests: Vec<EvictionRequest> = intents
+                .iter()
+                .enumerate()
+                .map(|(i, &evict)| {
+                    let r = request(&format!("er{i}"), &format!("r{i}.io/x"), now());
+                    if evict { r } else { withdrawn(r) }
+                })
+                .collect();
+            let refs: Vec<&EvictionRequest> = requests.iter().collect();
+            let plan = sync_at(&e, p.as_ref(), &refs, at(secs(offset)));
+            prop_assert_eq!(plan, EvictionSyncPlan::default());
+        }
+
+        /// The relevant Eviction does not depend on input order (ties included).
+        #[test]
+        fn prop_relevant_eviction_is_order_independent(
+            specs in prop::collection::vec((0i64..3, 0u8..3, 0i64..3), 0..7),
+            rotation in 0usize..7,
+        ) {
+            let evictions: Vec<Eviction> = specs
+                .iter()
+                .enumerate()
+                .map(|(i, &(created, kind, changed))| {
+                    let e = eviction(&format!("e{i}"), at(-secs(created)));
+                    match kind {
+                        0 => e,
+                        1 => failed(e, at(-secs(changed))),
+                        _ => succeeded(e, at(-secs(changed))),
+                    }
+                })
+                .collect();
+            let forward: Vec<&Eviction> = evictions.iter().collect();
+            let mut other = forward.clone();
+            other.reverse();
+            if !other.is_empty() {
+                let k = rotation % other.len();
+                other.rotate_left(k);
+            }
+            let a = find_relevant_eviction(&forward);
+            let b = find_relevant_eviction(&other);
+            prop_assert_eq!(a.eviction.map(|e| e.metadata.name.clone()), b.eviction.map(|e| e.metadata.name.clone()));
+            prop_assert_eq!(a.should_create, b.should_create);
+        }
+
+        /// A new name never collides with an existing one and counts up.
+        #[test]
+        fn prop_new_eviction_name_is_fresh(
+            counters in prop::collection::vec(0u32..50, 0..10),
+            noise in prop::collection::vec("[a-z0-9-]{1,12}", 0..5),
+        ) {
+            let mut existing: Vec<String> = counters.iter().map(|c| format!("pod-{c}-p")).collect();
+            existing.extend(noise);
+            let refs: Vec<&str> = existing.iter().map(String::as_str).collect();
+            let name = new_eviction_name("p", refs.iter().copied()).expect("name");
+            prop_assert!(!existing.contains(&name), "{name} reused");
+            let max = counters.iter().copied().max().unwrap_or(0);
+            prop_assert!(name.starts_with("pod-") && name.ends_with("-p"));
+            let n: u32 = name["pod-".len()..name.len() - 2].parse().expect("counter");
+            prop_assert!(n > max);
+        }
+    }
+}
