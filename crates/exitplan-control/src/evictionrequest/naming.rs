@@ -1,0 +1,120 @@
+//! Names of new Evictions (§7.6, upstream `newEvictionName`).
+//!
+//! `pod-<n>-<podName>`, truncated to 253 bytes, where `n` is one more than
+//! the highest counter among the namespace's Evictions whose name matches
+//! upstream's regular expression `pod-([0-9]+)-(.*)$` for this pod name. The
+//! expression is hand-parsed here with Go's RE2 semantics:
+//!
+//! * not anchored at the start: the **leftmost** `pod-<digits>-` occurrence
+//!   that leads to a match is used (`xpod-2-foo` counts as counter 2 of `foo`);
+//! * `[0-9]+` is ASCII digits; it is always the maximal digit run, because it
+//!   must be followed by `-`;
+//! * `(.*)$` takes the rest of the name, which must not contain `\n` (`.` does
+//!   not match a newline and `$` is the end of the text);
+//! * a counter that does not fit Go's `int` (`strconv.Atoi` fails) is ignored.
+//!
+//! The name part must equal the pod name, or — when the existing name is
+//! exactly 253 bytes long, i.e. was truncated — be a prefix of it, so long
+//! pod names can share one counter space. Gaps are never filled.
+
+/// Longest DNS-1123 subdomain, hence the longest object name.
+const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
+
+/// Eviction-name prefix for pod targets.
+const POD_PREFIX: &str = "pod-";
+
+/// The name for a new Eviction of pod `pod_name`, given the names of all
+/// Evictions in the namespace; `None` for an empty pod name (upstream returns
+/// `""`, which the API server would reject).
+pub fn new_eviction_name<'a>(
+    pod_name: &str,
+    existing: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    if pod_name.is_empty() {
+        return None;
+    }
+    let mut counter: i64 = 0;
+    for name in existing {
+        let Some((digits, name_part)) = match_eviction_name(name) else {
+            continue;
+        };
+        let matches_name = name_part == pod_name
+            || (name.len() == DNS1123_SUBDOMAIN_MAX_LENGTH && pod_name.starts_with(name_part));
+        if !matches_name {
+            continue;
+        }
+        if let Ok(n) = digits.parse::<i64>()
+            && n > counter
+        {
+            counter = n;
+        }
+    }
+    // Go's `int` wraps on overflow; reproduce rather than panic.
+    let mut out = format!("{POD_PREFIX}{}-{pod_name}", counter.wrapping_add(1));
+    if out.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+        let mut end = DNS1123_SUBDOMAIN_MAX_LENGTH;
+        while !out.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.truncate(end);
+    }
+    Some(out)
+}
+
+/// `(counter digits, name part)` of the leftmost match of `pod-([0-9]+)-(.*)$`.
+fn match_eviction_name(name: &str) -> Option<(&str, &str)> {
+    let mut from = 0;
+    while let Some(offset) = name.get(from..)?.find(POD_PREFIX) {
+        let start = from + offset;
+        let after_prefix = start + POD_PREFIX.len();
+        let rest = name.get(after_prefix..)?;
+        let digits_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits_len > 0 && rest.as_bytes().get(digits_len) == Some(&b'-') {
+            let tail = rest.get(digits_len + 1..)?;
+            if !tail.contains('\n') {
+                return Some((rest.get(..digits_len)?, tail));
+            }
+        }
+        // "pod-" is ASCII, so start + 1 is a char boundary.
+        from = start + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leftmost_match_wins() {
+        assert_eq!(match_eviction_name("xpod-2-foo"), Some(("2", "foo")));
+        assert_eq!(match_eviction_name("pod-pod-3-x"), Some(("3", "x")));
+        assert_eq!(
+            match_eviction_name("pod-12-pod-3-x"),
+            Some(("12", "pod-3-x"))
+        );
+        assert_eq!(match_eviction_name("pod-1a-foo"), None);
+        assert_eq!(match_eviction_name("pod--foo"), None);
+        assert_eq!(match_eviction_name("pod-1-"), Some(("1", "")));
+        assert_eq!(match_eviction_name("pod-1-a\nb"), None);
+        assert_eq!(match_eviction_name("pod-1-a\npod-2-b"), Some(("2", "b")));
+    }
+
+    #[test]
+    fn overflowing_counter_is_ignored() {
+        let names = ["pod-99999999999999999999-foo", "pod-3-foo"];
+        assert_eq!(
+            new_eviction_name("foo", names).as_deref(),
+            Some("pod-4-foo")
+        );
+    }
+
+    #[test]
+    fn max_counter_wraps_like_go() {
+        let max = format!("pod-{}-foo", i64::MAX);
+        assert_eq!(
+            new_eviction_name("foo", [max.as_str()]).as_deref(),
+            Some("pod--9223372036854775808-foo")
+        );
+    }
+}
