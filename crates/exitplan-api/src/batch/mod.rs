@@ -11,6 +11,8 @@
 //! * [`success_policy`] — `validateSuccessPolicy`;
 //! * [`pod_template`] — the covered part of `ValidatePodTemplateSpec`
 //!   (container names, restartPolicy; full PodSpec validation is out of scope);
+//! * [`job_status`] — `/status` rules and `getStatusValidationOptions`;
+//! * [`job_strategy`] — [`JobStrategy`];
 //! * helpers: [`indexes`], [`label_selector`], [`equality`], [`render`],
 //!   [`nonnegative`], [`generic_meta`].
 //!
@@ -23,6 +25,8 @@ pub mod generic_meta;
 pub mod indexes;
 pub mod job;
 pub mod job_spec;
+pub mod job_status;
+pub mod job_strategy;
 pub mod label_selector;
 pub mod nonnegative;
 pub mod pod_failure_policy;
@@ -35,3 +39,7 @@ pub use job::{
     JobValidationOptions, validate_job, validate_job_update, validation_options_for_job,
 };
 pub use job_spec::validate_job_spec;
+pub use job_status::{
+    JobStatusValidationOptions, status_validation_options, validate_job_update_status,
+};
+pub use job_strategy::JobStrategy;
