@@ -467,6 +467,27 @@ fn case_92_to_94_on_pod_conditions() {
     ]);
 }
 
+/// Case 92 through the v1 API: the empty status is defaulted to `True`
+/// before validation, so the Required error is unreachable there.
+#[test]
+fn case_92_status_is_defaulted_through_the_v1_api() {
+    let absent = Absent::default();
+    let mut job = submitted(|s| {
+        s.pod_failure_policy = Some(PodFailurePolicy {
+            rules: vec![cond_rule("Ignore", &[("DisruptionTarget", None)])],
+        });
+    });
+    admit_create::<JobStrategy>(&mut job, &ctx(&absent)).expect("defaulted status");
+    let status = job
+        .spec
+        .and_then(|s| s.pod_failure_policy)
+        .and_then(|p| p.rules.into_iter().next())
+        .and_then(|r| r.on_pod_conditions)
+        .and_then(|c| c.into_iter().next())
+        .and_then(|c| c.status);
+    assert_eq!(status.as_deref(), Some("True"));
+}
+
 #[test]
 fn case_95_96_replacement_and_restart_policy() {
     run(vec![
@@ -1200,6 +1221,17 @@ fn write_status(old: &Job, f: impl FnOnce(&mut JobStatus)) -> Result<Job, String
 fn case_141_status_validation_sequence() {
     let job = managed_job();
 
+    let absent = Absent::default();
+    let mut attempt = job.clone();
+    if let Some(s) = attempt.status.as_mut() {
+        s.conditions = Some(vec![cond("Failed", "True")]);
+    }
+    let status = admit_status_update::<JobStrategy>(&mut attempt, &job, &ctx(&absent))
+        .expect_err("422")
+        .to_status();
+    assert_eq!(status.code, Some(422));
+    assert_eq!(status.reason.as_deref(), Some("Invalid"));
+
     let err = write_status(&job, |s| s.conditions = Some(vec![cond("Failed", "True")]))
         .expect_err("Failed without FailureTarget");
     assert_eq!(
@@ -1401,6 +1433,17 @@ fn status_strategy_validate_update_upstream_cases() {
             Box::new(|s| s.succeeded = Some(3)),
             Box::new(|s| s.succeeded = Some(1)),
             vec![(Invalid, "status.succeeded")],
+        ),
+        (
+            "succeeded may decrease for an Indexed Job with completions == parallelism (scale down)",
+            |s| {
+                s.completion_mode = Some("Indexed".into());
+                s.completions = Some(5);
+                s.parallelism = Some(5);
+            },
+            Box::new(|s| s.succeeded = Some(3)),
+            Box::new(|s| s.succeeded = Some(1)),
+            vec![],
         ),
         (
             "invalid attempt to set more ready pods than active",
