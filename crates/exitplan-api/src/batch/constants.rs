@@ -57,3 +57,26 @@ pub const REPLACEMENT_TERMINATING_OR_FAILED: &str = "TerminatingOrFailed";
 pub const COMPLETION_NON_INDEXED: &str = "NonIndexed";
 /// completionMode: each pod owns an index.
 pub const COMPLETION_INDEXED: &str = "Indexed";
+
+/// Template label naming the Job (added by selector generation).
+pub const JOB_NAME_LABEL: &str = "batch.kubernetes.io/job-name";
+/// Legacy unprefixed form of [`JOB_NAME_LABEL`].
+pub const LEGACY_JOB_NAME_LABEL: &str = "job-name";
+/// Template label and selector key carrying the Job's UID.
+pub const CONTROLLER_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
+/// Legacy unprefixed form of [`CONTROLLER_UID_LABEL`].
+pub const LEGACY_CONTROLLER_UID_LABEL: &str = "controller-uid";
+
+/// Pod restart policy: restart containers forever (invalid for Jobs).
+pub const RESTART_POLICY_ALWAYS: &str = "Always";
+/// Pod restart policy: restart failed containers in place.
+pub const RESTART_POLICY_ON_FAILURE: &str = "OnFailure";
+/// Pod restart policy: never restart; failures surface as failed pods.
+pub const RESTART_POLICY_NEVER: &str = "Never";
+
+/// Condition status `True`.
+pub const CONDITION_TRUE: &str = "True";
+/// Condition status `False`.
+pub const CONDITION_FALSE: &str = "False";
+/// Condition status `Unknown`.
+pub const CONDITION_UNKNOWN: &str = "Unknown";

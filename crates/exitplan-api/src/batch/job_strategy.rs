@@ -1,0 +1,112 @@
+//! The Job registry strategy (`pkg/registry/batch/job/strategy.go`), with
+//! every feature gate on (job-failure spec §15): the create-time dropping of
+//! podFailurePolicy, backoffLimitPerIndex/maxFailedIndexes/FailIndex rules,
+//! podReplacementPolicy, managedBy and successPolicy (§1) never happens.
+//!
+//! * create: defaults → selector generation (unless `manualSelector`),
+//!   status cleared, generation 1 → [`validate_job`], then the generic
+//!   metadata check;
+//! * update: status kept, generation bumped when the spec changed → generic
+//!   common fields, [`validate_job`] and [`validate_job_update`];
+//! * `/status`: spec and metadata reset to the stored object → generic
+//!   common fields and [`validate_job_update_status`] with
+//!   [`status_validation_options`].
+
+use k8s_openapi::api::batch::v1::{Job, JobStatus};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use super::constants::{
+    CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL,
+};
+use super::defaults::default_job;
+use super::equality::semantic_eq;
+use super::generic_meta::{validate_common_fields, validate_object_meta_generic};
+use super::job::{validate_job, validate_job_update, validation_options_for_job};
+use super::job_status::{status_validation_options, validate_job_update_status};
+use crate::field::ErrorList;
+use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+
+/// Create, update and status-update rules of `batch/v1` Jobs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JobStrategy;
+
+/// `generateSelector`: label the template with the Job's name and UID (both
+/// legacy and `batch.kubernetes.io/` keys, keeping labels the user set) and
+/// select `batch.kubernetes.io/controller-uid=<uid>`. Conflicting
+/// user-provided labels are left for validation to reject.
+pub fn generate_selector(job: &mut Job) {
+    let name = job.metadata.name.clone().unwrap_or_default();
+    let uid = job.metadata.uid.clone().unwrap_or_default();
+    let spec = job.spec.get_or_insert_with(Default::default);
+    let labels = spec
+        .template
+        .metadata
+        .get_or_insert_with(Default::default)
+        .labels
+        .get_or_insert_with(Default::default);
+    for key in [LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL] {
+        labels.entry(key.to_owned()).or_insert_with(|| name.clone());
+    }
+    for key in [LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL] {
+        labels.entry(key.to_owned()).or_insert_with(|| uid.clone());
+    }
+    spec.selector
+        .get_or_insert_with(LabelSelector::default)
+        .match_labels
+        .get_or_insert_with(Default::default)
+        .entry(CONTROLLER_UID_LABEL.to_owned())
+        .or_insert(uid);
+}
+
+impl Strategy for JobStrategy {
+    type Object = Job;
+
+    fn default(obj: &mut Job) {
+        default_job(obj);
+    }
+
+    fn prepare_for_create(obj: &mut Job) {
+        let manual = obj.spec.as_ref().and_then(|s| s.manual_selector) == Some(true);
+        if !manual {
+            generate_selector(obj);
+        }
+        obj.status = Some(JobStatus::default());
+        obj.metadata.generation = Some(1);
+    }
+
+    fn validate_create(obj: &Job, _ctx: &Context<'_>) -> ErrorList {
+        let errs = validate_job(obj, &validation_options_for_job(obj, None));
+        if !errs.is_empty() {
+            return errs;
+        }
+        validate_object_meta_generic(&obj.metadata)
+    }
+
+    fn prepare_for_update(new: &mut Job, old: &Job) {
+        new.status.clone_from(&old.status);
+        new.metadata.generation = old.metadata.generation;
+        if !semantic_eq(&new.spec, &old.spec) {
+            new.metadata.generation = Some(old.metadata.generation.unwrap_or(0) + 1);
+        }
+    }
+
+    fn validate_update(new: &Job, old: &Job, _ctx: &Context<'_>) -> ErrorList {
+        let opts = validation_options_for_job(new, Some(old));
+        let mut errs = validate_common_fields(&new.metadata, &old.metadata);
+        errs.append(validate_job(new, &opts));
+        errs.append(validate_job_update(new, old, &opts));
+        errs
+    }
+
+    fn prepare_for_status_update(new: &mut Job, old: &Job) {
+        new.spec.clone_from(&old.spec);
+        reset_metadata_for_status(&mut new.metadata, &old.metadata);
+    }
+
+    fn validate_status_update(new: &Job, old: &Job, _ctx: &Context<'_>) -> ErrorList {
+        let opts = status_validation_options(new, old);
+        let mut errs = validate_common_fields(&new.metadata, &old.metadata);
+        errs.append(validate_job_update_status(new, old, &opts));
+        errs
+    }
+}

@@ -1,0 +1,18 @@
+//! `ValidateNonnegativeField` (apimachinery), shared by Job spec, Job status
+//! and PodDisruptionBudget status validation.
+
+use crate::field::{Error, ErrorList, Path};
+
+/// Upstream's `IsNegativeErrorMsg`.
+pub const IS_NEGATIVE_ERROR_MSG: &str = "must be greater than or equal to 0";
+
+/// An `Invalid` error (origin `minimum`) when `value` is negative.
+pub fn validate_nonnegative_field(value: i64, path: &Path) -> ErrorList {
+    if value < 0 {
+        ErrorList(vec![
+            Error::invalid(path, value, IS_NEGATIVE_ERROR_MSG).with_origin("minimum"),
+        ])
+    } else {
+        ErrorList::new()
+    }
+}
