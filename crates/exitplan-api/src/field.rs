@@ -461,7 +461,7 @@ pub fn go_quote(s: &str) -> String {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
             // Go's strconv.IsPrint: controls and every space but U+0020 are escaped.
-            c if c.is_control() || c.is_whitespace() => {
+            c if c != ' ' && (c.is_control() || c.is_whitespace()) => {
                 let n = c as u32;
                 if n <= 0xffff {
                     out.push_str(&format!("\\u{n:04x}"));
@@ -561,5 +561,6 @@ mod tests {
     fn go_quote_escapes() {
         assert_eq!(go_quote("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\x01é\"");
         assert_eq!(go_quote("a\u{a0}b"), "\"a\\u00a0b\"");
+        assert_eq!(go_quote("a b"), "\"a b\"");
     }
 }
