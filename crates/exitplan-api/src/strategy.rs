@@ -86,6 +86,43 @@ fn result<S: Strategy>(obj: &S::Object, errors: ErrorList) -> Result<(), Invalid
     }
 }
 
+/// Values the API server assigns to every new object (`rest.BeforeCreate`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemFields {
+    /// The new object's UID (kube-apiserver always assigns a fresh one).
+    pub uid: String,
+    /// The creation time (the server's clock, whole seconds).
+    pub creation_timestamp: Timestamp,
+    /// Five characters appended to `generateName` when `name` is empty.
+    pub generated_name_suffix: String,
+}
+
+/// Longest `generateName` prefix kept before the random suffix (`maxGeneratedNameLength`).
+pub const MAX_GENERATED_NAME_PREFIX: usize = 58;
+
+/// Fills what kube-apiserver sets on create before validation: a name from
+/// `generateName` (prefix cut to 58 bytes, then the suffix) when `name` is
+/// empty, the UID and the creation timestamp; clears `deletionTimestamp` and
+/// `deletionGracePeriodSeconds`. Call it before [`admit_create`].
+pub fn fill_system_fields(meta: &mut ObjectMeta, fields: &SystemFields) {
+    let name_empty = meta.name.as_deref().unwrap_or_default().is_empty();
+    if let Some(base) = meta
+        .generate_name
+        .as_deref()
+        .filter(|g| name_empty && !g.is_empty())
+    {
+        let mut cut = base.len().min(MAX_GENERATED_NAME_PREFIX);
+        while !base.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        meta.name = Some(format!("{}{}", &base[..cut], fields.generated_name_suffix));
+    }
+    meta.uid = Some(fields.uid.clone());
+    meta.creation_timestamp = Some(crate::time::mtime(fields.creation_timestamp));
+    meta.deletion_timestamp = None;
+    meta.deletion_grace_period_seconds = None;
+}
+
 /// Defaults, prepares and validates a new object in place.
 pub fn admit_create<S: Strategy>(
     obj: &mut S::Object,
@@ -132,4 +169,41 @@ pub fn reset_metadata_for_status(new: &mut ObjectMeta, old: &ObjectMeta) {
     new.owner_references.clone_from(&old.owner_references);
     new.deletion_timestamp.clone_from(&old.deletion_timestamp);
     new.generation = old.generation;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_fields_fill_name_uid_and_time() {
+        let now: Timestamp = "2026-11-29T10:00:00.7Z".parse().expect("time");
+        let fields = SystemFields {
+            uid: "u".into(),
+            creation_timestamp: now,
+            generated_name_suffix: "abcde".into(),
+        };
+        let mut m = ObjectMeta {
+            generate_name: Some("x".repeat(70)),
+            uid: Some("mine".into()),
+            ..Default::default()
+        };
+        fill_system_fields(&mut m, &fields);
+        assert_eq!(
+            m.name.as_deref(),
+            Some(format!("{}abcde", "x".repeat(58)).as_str())
+        );
+        assert_eq!(m.uid.as_deref(), Some("u"));
+        assert_eq!(
+            m.creation_timestamp.map(|t| t.0.as_second()),
+            Some(now.as_second())
+        );
+        let mut named = ObjectMeta {
+            name: Some("keep".into()),
+            generate_name: Some("g-".into()),
+            ..Default::default()
+        };
+        fill_system_fields(&mut named, &fields);
+        assert_eq!(named.name.as_deref(), Some("keep"));
+    }
 }

@@ -54,14 +54,15 @@ impl std::fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// Reads one document from `path` (`-` is stdin) as a JSON value.
-pub fn read_one(path: &Path) -> Result<(String, Value), InputError> {
-    let src = if path == Path::new("-") {
+/// Reads every document from `path` (`-` is stdin) as JSON values.
+pub fn read_all(path: &Path) -> Result<(String, Vec<Value>), InputError> {
+    let stdin = path == Path::new("-");
+    let src = if stdin {
         "<stdin>".to_owned()
     } else {
         path.display().to_string()
     };
-    let text = if path == Path::new("-") {
+    let text = if stdin {
         let mut s = String::new();
         std::io::stdin()
             .read_to_string(&mut s)
@@ -70,12 +71,33 @@ pub fn read_one(path: &Path) -> Result<(String, Value), InputError> {
     } else {
         std::fs::read_to_string(path).map_err(|e| InputError::Read(src.clone(), e))?
     };
-    let mut docs = parse_documents(&text).map_err(|e| InputError::Parse(src.clone(), e))?;
+    let docs = parse_documents(&text).map_err(|e| InputError::Parse(src.clone(), e))?;
+    Ok((src, docs))
+}
+
+/// Reads exactly one document from `path` (`-` is stdin).
+pub fn read_one(path: &Path) -> Result<(String, Value), InputError> {
+    let (src, mut docs) = read_all(path)?;
     if docs.len() != 1 {
         return Err(InputError::Count(src, docs.len()));
     }
     let doc = docs.remove(0);
     Ok((src, doc))
+}
+
+/// Expands `kind: List` (and `*List`) documents into their items, as kubectl
+/// does for `kubectl get … -o yaml` output.
+pub fn flatten_lists(docs: Vec<Value>) -> Vec<Value> {
+    let mut out = Vec::new();
+    for doc in docs {
+        let is_list =
+            type_meta(&doc).is_some_and(|(_, kind)| kind == "List" || kind.ends_with("List"));
+        match (is_list, doc.get("items").and_then(Value::as_array)) {
+            (true, Some(items)) => out.extend(items.iter().cloned()),
+            _ => out.push(doc),
+        }
+    }
+    out
 }
 
 /// Parses YAML (JSON is YAML) into documents, dropping empty ones.

@@ -7,11 +7,13 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use exitplan_api::absent::find_absent;
+use exitplan_api::batch::JobStrategy;
 use exitplan_api::core::pod::PodStrategy;
 use exitplan_api::lifecycle::eviction::EvictionStrategy;
 use exitplan_api::lifecycle::evictionrequest::EvictionRequestStrategy;
+use exitplan_api::policy::pdb::PodDisruptionBudgetStrategy;
 use exitplan_api::status::InvalidError;
-use exitplan_api::strategy::{self, Context, Strategy};
+use exitplan_api::strategy::{self, Context, Strategy, SystemFields, fill_system_fields};
 
 use crate::input::{InputError, type_meta};
 
@@ -20,6 +22,8 @@ pub const SUPPORTED: &[&str] = &[
     "lifecycle.k8s.io/v1alpha1 EvictionRequest",
     "lifecycle.k8s.io/v1alpha1 Eviction",
     "v1 Pod",
+    "batch/v1 Job",
+    "policy/v1 PodDisruptionBudget",
 ];
 
 /// A kind exitplan validates.
@@ -31,6 +35,10 @@ pub enum Kind {
     Eviction,
     /// v1 Pod.
     Pod,
+    /// batch/v1 Job.
+    Job,
+    /// policy/v1 PodDisruptionBudget.
+    PodDisruptionBudget,
 }
 
 impl Kind {
@@ -42,6 +50,8 @@ impl Kind {
             ("lifecycle.k8s.io/v1alpha1", "EvictionRequest") => Ok(Kind::EvictionRequest),
             ("lifecycle.k8s.io/v1alpha1", "Eviction") => Ok(Kind::Eviction),
             ("v1", "Pod") => Ok(Kind::Pod),
+            ("batch/v1", "Job") => Ok(Kind::Job),
+            ("policy/v1", "PodDisruptionBudget") => Ok(Kind::PodDisruptionBudget),
             _ => Err(InputError::Unsupported(
                 src.to_owned(),
                 api_version.to_owned(),
@@ -85,10 +95,13 @@ pub fn admit(
         Kind::EvictionRequest => admit_as::<EvictionRequestStrategy>(op, new, old, now),
         Kind::Eviction => admit_as::<EvictionStrategy>(op, new, old, now),
         Kind::Pod => admit_as::<PodStrategy>(op, new, old, now),
+        Kind::Job => admit_as::<JobStrategy>(op, new, old, now),
+        Kind::PodDisruptionBudget => admit_as::<PodDisruptionBudgetStrategy>(op, new, old, now),
     }
 }
 
-fn decode<T: DeserializeOwned>(doc: Doc) -> Result<T, InputError> {
+/// Decodes a document into its typed object.
+pub fn decode<T: DeserializeOwned>(doc: Doc) -> Result<T, InputError> {
     serde_json::from_value(doc.value).map_err(|e| InputError::Decode(doc.src, e.to_string()))
 }
 
@@ -103,6 +116,7 @@ where
     S::Object: DeserializeOwned + serde::Serialize,
 {
     let absent = find_absent(&new.value);
+    let value_key = new.value.to_string();
     let ctx = Context {
         now,
         absent: &absent,
@@ -113,7 +127,13 @@ where
         o
     });
     let verdict = match (op, old) {
-        (Operation::Create, _) => strategy::admit_create::<S>(&mut obj, &ctx),
+        (Operation::Create, _) => {
+            fill_system_fields(
+                k8s_openapi::Metadata::metadata_mut(&mut obj),
+                &offline_system_fields(&value_key, now),
+            );
+            strategy::admit_create::<S>(&mut obj, &ctx)
+        }
         (Operation::Update, Some(old)) => strategy::admit_update::<S>(&mut obj, &old, &ctx),
         (Operation::UpdateStatus, Some(old)) => {
             strategy::admit_status_update::<S>(&mut obj, &old, &ctx)
@@ -121,4 +141,39 @@ where
         (_, None) => return Err(InputError::Mismatch("an update needs --old".to_owned())),
     };
     Ok(verdict.map(|()| serde_json::to_value(&obj).unwrap_or(Value::Null)))
+}
+
+/// What the API server would assign on create, made deterministic for offline
+/// use: the same input always yields the same UID and generated name, so
+/// `exitplan validate -o json` output is reproducible.
+fn offline_system_fields(seed: &str, now: Timestamp) -> SystemFields {
+    // FNV-1a over the submitted JSON: stable across runs and platforms.
+    let mut h: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    for b in seed.bytes() {
+        h ^= u128::from(b);
+        h = h.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
+    }
+    let hex = format!("{h:032x}");
+    // Shape it as an RFC 4122 version-4 UUID.
+    let uid = format!(
+        "{}-{}-4{}-{}{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        ["8", "9", "a", "b"][usize::from(hex.as_bytes()[16] % 4)],
+        &hex[17..20],
+        &hex[20..32]
+    );
+    // kube-apiserver's generateName alphabet (no vowels, no look-alikes).
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let suffix: String = hex
+        .bytes()
+        .take(5)
+        .map(|b| char::from(ALPHABET[usize::from(b) % ALPHABET.len()]))
+        .collect();
+    SystemFields {
+        uid,
+        creation_timestamp: now,
+        generated_name_suffix: suffix,
+    }
 }

@@ -7,6 +7,7 @@ mod cmd;
 mod input;
 mod kinds;
 mod output;
+mod table;
 
 use std::process::ExitCode;
 
@@ -24,6 +25,9 @@ struct Cli {
 enum Command {
     /// Validate an object offline exactly as the API server would admit it.
     Validate(cmd::validate::ValidateArgs),
+    /// Explain how a controller judges an object (`explain job`).
+    #[command(subcommand)]
+    Explain(cmd::explain::ExplainCommand),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +35,7 @@ fn main() -> ExitCode {
     let clock = jiff::Timestamp::now();
     let result = match cli.command {
         Command::Validate(args) => cmd::validate::run(args, clock),
+        Command::Explain(cmd) => cmd::explain::run(cmd, clock),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e}");

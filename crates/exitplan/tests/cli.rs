@@ -229,3 +229,144 @@ fn unusable_input_exits_two_with_one_line() {
         assert!(stdout(&o).is_empty());
     }
 }
+
+#[test]
+fn jobs_and_pdbs_are_validated_like_the_api_server_does() {
+    let ok = exitplan(&["validate", "-f", "examples/job/job.yaml"], None);
+    assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
+    let pdb = exitplan(&["validate", "-f", "examples/pdb.yaml"], None);
+    assert_eq!(pdb.status.code(), Some(0), "{}", stdout(&pdb));
+    let bad = exitplan(&["validate", "-f", "examples/job/job-invalid.yaml"], None);
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        stdout(&bad),
+        concat!(
+            "spec.podFailurePolicy.rules[0].onExitCodes.values[1]: Invalid value: 0: must not be 0 for the In operator\n",
+            "spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: [5,0,3]: must be ordered\n",
+            "spec.podFailurePolicy.rules[1]: Invalid value: specifying both OnExitCodes and OnPodConditions is not supported\n",
+            "spec.template.spec.restartPolicy: Invalid value: \"OnFailure\": only \"Never\" is supported when podFailurePolicy is specified\n",
+        )
+    );
+}
+
+#[test]
+fn create_fills_system_fields_before_validation() {
+    let input = "apiVersion: lifecycle.k8s.io/v1alpha1\nkind: EvictionRequest\nmetadata:\n  generateName: drain-\n  namespace: default\nspec:\n  requester: a.io/b\n  intent: Eviction\n  target:\n    pod:\n      name: p\n      uid: 6b1f3f4e-2c4d-4b8a-9e4f-1d2c3b4a5f60\n";
+    let run = || {
+        exitplan(
+            &[
+                "validate",
+                "-f",
+                "-",
+                "-o",
+                "json",
+                "--now",
+                "2026-11-29T10:00:00Z",
+            ],
+            Some(input),
+        )
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a.status.code(), Some(0), "{}", stdout(&a));
+    let obj: serde_json::Value = serde_json::from_slice(&a.stdout).expect("json");
+    let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+    assert!(
+        name.starts_with("drain-") && name.len() == 11,
+        "generated name {name}"
+    );
+    assert_eq!(obj["metadata"]["creationTimestamp"], "2026-11-29T10:00:00Z");
+    assert_eq!(obj["metadata"]["uid"].as_str().map(str::len), Some(36));
+    assert_eq!(a.stdout, b.stdout, "offline admission is deterministic");
+}
+
+#[test]
+fn explain_job_names_the_rule_for_each_failed_pod() {
+    let args = [
+        "explain",
+        "job",
+        "-f",
+        "examples/job/job.yaml",
+        "--pods",
+        "examples/job/pods-exit-42.yaml",
+        "--now",
+        "2026-11-29T10:06:00Z",
+    ];
+    let o = exitplan(&args, None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("Job default/train\n"), "{text}");
+    assert!(
+        text.contains(
+            "train-0   Failed   -       0      Ignore    no        rule 0 (Ignore) — ignored"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "train-2   Failed   -       1      FailJob   yes       rule 1 (FailJob) — counted"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("FailureTarget   PodFailurePolicy   Container main for pod default/train-2 failed with exit code 42 matching FailJob rule at index 1"),
+        "{text}"
+    );
+
+    let json = exitplan(&[&args[..], &["-o", "json"]].concat(), None);
+    let e: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(e["failedPods"].as_array().map(Vec::len), Some(3));
+    assert_eq!(e["failedPods"][0]["action"], "Ignore");
+    assert_eq!(e["counters"]["ignored"], 1);
+    // train-1 and train-2 count, and the running train-3 is deleted and counted (case 140).
+    assert_eq!(e["counters"]["failed"], 3);
+    assert_eq!(e["decision"]["state"], "FailureTarget");
+    assert_eq!(e["decision"]["reason"], "PodFailurePolicy");
+
+    let running = exitplan(
+        &[
+            "explain",
+            "job",
+            "-f",
+            "examples/job/job.yaml",
+            "--pods",
+            "examples/job/pods.yaml",
+        ],
+        None,
+    );
+    let text = stdout(&running);
+    assert!(text.contains("1        0           1         -"), "{text}");
+    assert!(text.contains("Running    -        -"), "{text}");
+}
+
+#[test]
+fn explain_rejects_non_jobs_and_non_pods() {
+    let o = exitplan(
+        &[
+            "explain",
+            "job",
+            "-f",
+            "examples/pdb.yaml",
+            "--pods",
+            "examples/job/pods.yaml",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unsupported kind PodDisruptionBudget"),
+        "{}",
+        stderr(&o)
+    );
+    let o = exitplan(
+        &[
+            "explain",
+            "job",
+            "-f",
+            "examples/job/job.yaml",
+            "--pods",
+            "examples/pdb.yaml",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -27,6 +27,7 @@ use super::sync::{SyncInput, sync_job};
 
 /// How one failed pod is handled.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PodExplanation {
     /// Pod name.
     pub name: String,
@@ -63,7 +64,7 @@ pub struct Counters {
 
 /// The Job-level outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "state")]
+#[serde(tag = "state", rename_all_fields = "camelCase")]
 pub enum JobDecision {
     /// No terminal decision.
     Running,
@@ -94,6 +95,7 @@ pub enum JobDecision {
 
 /// The explanation of one Job.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct JobExplanation {
     /// `<namespace>/<name>`.
     pub job: String,
