@@ -2031,7 +2031,7 @@ fn explain_reuses_the_sync_decision() {
         }
     );
     let v = serde_json::to_value(&e).expect("serializable");
-    assert_eq!(v["failed_pods"][1]["action"], json!("Count"));
+    assert_eq!(v["failedPods"][1]["action"], json!("Count"));
     assert_eq!(v["decision"]["state"], json!("FailureTarget"));
 }
 
