@@ -15,7 +15,11 @@ use k8s_openapi::api::lifecycle::v1alpha1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, OwnerReference, Time};
 
+use exitplan_api::absent::Absent;
+use exitplan_api::field::ErrorList;
 use exitplan_api::lifecycle::constants::*;
+use exitplan_api::lifecycle::eviction::EvictionStrategy;
+use exitplan_api::strategy::{Context, Strategy as _};
 use exitplan_control::evictionrequest::events::{
     on_eviction_add, on_eviction_delete, on_eviction_request_add, on_eviction_request_delete,
     on_eviction_request_update, on_eviction_update, on_pod_delete, on_pod_update,
@@ -2472,6 +2476,7 @@ mod props {
         VanishPod,
         ReplacePod(bool),
         ThirdParty,
+        Evictor(bool),
         SyncRequests,
         SyncEvictions,
     }
@@ -2497,6 +2502,7 @@ mod props {
             2 => request_op,
             1 => pod_op,
             1 => Just(Op::ThirdParty),
+            3 => any::<bool>().prop_map(Op::Evictor),
             4 => Just(Op::SyncRequests),
             8 => Just(Op::SyncEvictions),
         ]
@@ -2508,6 +2514,25 @@ mod props {
         requests: Vec<EvictionRequest>,
         evictions: Vec<Eviction>,
         next: u32,
+        attempts: exitplan_control::imperative::backoff::AttemptRecords,
+    }
+
+    /// What kube-apiserver's `/status` validation says about replacing the
+    /// status of `old` with `new` at `now` (the real validator, not a model).
+    fn status_errors(old: &Eviction, new: &EvictionStatus, now: Timestamp) -> ErrorList {
+        let mut old_obj = old.clone();
+        old_obj.metadata.resource_version = Some("1".to_owned());
+        let mut new_obj = old_obj.clone();
+        new_obj.status = Some(new.clone());
+        let absent = Absent::default();
+        EvictionStrategy::validate_status_update(
+            &new_obj,
+            &old_obj,
+            &Context {
+                now,
+                absent: &absent,
+            },
+        )
     }
 
     impl World {
@@ -2537,6 +2562,7 @@ mod props {
                 requests,
                 evictions: Vec::new(),
                 next: 100,
+                attempts: Default::default(),
             }
         }
 
@@ -2618,6 +2644,11 @@ mod props {
                     prop_assert!(d.is_positive(), "requeue {d:?}");
                 }
                 if let Some(new) = plan.status {
+                    let errs = status_errors(old, &new, self.now);
+                    prop_assert!(
+                        errs.is_empty(),
+                        "status validation rejects the controller's write: {errs}\nold: {old_status:?}\nnew: {new:?}"
+                    );
                     check_write(&old_status, &new, self.now).map_err(TestCaseError::fail)?;
                     check_states_move(&old_status, &new).map_err(TestCaseError::fail)?;
                     prop_assert_eq!(new.observed_generation, Some(1));
@@ -2634,14 +2665,15 @@ mod props {
             Ok(writes)
         }
 
-        /// The Active responder of each active Eviction reports.
+        /// The Active responder of each active Eviction reports; the write is
+        /// kept only if the API server would accept it, as in a real cluster.
         fn respond(&mut self, complete: bool) {
             let now = mtime(self.now);
             for e in &mut self.evictions {
                 if has_eviction_completed(e) {
                     continue;
                 }
-                let Some(status) = e.status.as_mut() else {
+                let Some(mut status) = e.status.clone() else {
                     continue;
                 };
                 let Some(active) = status
@@ -2662,7 +2694,69 @@ mod props {
                         }
                     }
                 }
+                if status_errors(e, &status, self.now).is_empty() {
+                    e.status = Some(status);
+                }
             }
+        }
+
+        /// The default responder (`imperative-eviction.k8s.io/evictor`) runs
+        /// one sync on every Eviction; its `/eviction` call fails (a PDB) or
+        /// succeeds (the pod gets a deletionTimestamp 30 s ahead). Every status
+        /// it writes must pass status validation.
+        fn evictor(&mut self, fail: bool) -> Result<(), TestCaseError> {
+            use exitplan_control::imperative::apply::merge_responder_status;
+            use exitplan_control::imperative::sync::{Decision, EvictOutcome, after_evict, decide};
+            for i in 0..self.evictions.len() {
+                let mut e = self.evictions[i].clone();
+                // The refresh loop labels the default responder before it acts.
+                e.metadata
+                    .labels
+                    .get_or_insert_with(Default::default)
+                    .insert(DEFAULT_RESPONDER_NAME.to_owned(), ROLE_RESPONDER.to_owned());
+                let pod_uid = self
+                    .pod
+                    .as_ref()
+                    .and_then(|p| p.metadata.uid.clone())
+                    .unwrap_or_default();
+                let record = self.attempts.get(&pod_uid);
+                let write = match decide(&e, self.pod.as_ref(), record.as_ref(), self.now) {
+                    Decision::Skip(_) => continue,
+                    Decision::Write(w) => w,
+                    Decision::Evict(_) => {
+                        let outcome = if fail {
+                            EvictOutcome::Failed {
+                                error_message: "Cannot evict pod as it would violate the pod's disruption budget.".to_owned(),
+                                retry_after: None,
+                            }
+                        } else {
+                            if let Some(p) = self.pod.as_mut()
+                                && p.metadata.deletion_timestamp.is_none()
+                            {
+                                p.metadata.deletion_timestamp =
+                                    Some(mtime(self.now.checked_add(secs(30)).expect("in range")));
+                            }
+                            EvictOutcome::Ok
+                        };
+                        let done = after_evict(&e, outcome, self.now)
+                            .map_err(|err| TestCaseError::fail(format!("after_evict: {err}")))?;
+                        self.attempts.apply(done.attempt);
+                        done.write
+                    }
+                };
+                if let Some(entry) = write.responder_status {
+                    let old = &self.evictions[i];
+                    let new =
+                        merge_responder_status(&old.status.clone().unwrap_or_default(), entry);
+                    let errs = status_errors(old, &new, self.now);
+                    prop_assert!(
+                        errs.is_empty(),
+                        "status validation rejects the evictor's write: {errs}\nnew: {new:?}"
+                    );
+                    self.evictions[i].status = Some(new);
+                }
+            }
+            Ok(())
         }
 
         fn apply(&mut self, op: &Op) -> Result<(), TestCaseError> {
@@ -2727,6 +2821,7 @@ mod props {
                     e.metadata.uid = Some(format!("ev-{}", self.next));
                     self.evictions.push(e);
                 }
+                Op::Evictor(fail) => self.evictor(fail)?,
                 Op::SyncRequests => self.sync_requests()?,
                 Op::SyncEvictions => {
                     self.sync_evictions()?;
@@ -2749,7 +2844,10 @@ mod props {
         #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
         /// Arbitrary interleavings of pod, request, responder and clock changes
-        /// with the three syncs: every Eviction write passes the §5.4 rules,
+        /// with the three syncs and the default responder: every status the
+        /// controller or the evictor writes passes the API server's own status
+        /// validation against its predecessor at the same clock, every Eviction
+        /// write passes the §5.4 rules,
         /// states move only along §5.2, never two Actives, final Evictions are
         /// never touched, at most one active Eviction per target, and a stable
         /// world reaches a fixpoint.
