@@ -14,8 +14,9 @@
 //! ```
 //!
 //! * [`field`] — field errors rendered exactly like apimachinery's.
-//! * [`formats`], [`meta`], [`conditions`] — shared rules (names, label keys,
-//!   UUIDs, reserved domains, ObjectMeta, `metav1.Condition`).
+//! * [`formats`], [`meta`], [`conditions`], [`selector`] — shared rules (names,
+//!   label keys, UUIDs, reserved domains, ObjectMeta, `metav1.Condition`,
+//!   `metav1.LabelSelector`).
 //! * [`lifecycle`] — EvictionRequest and Eviction (`lifecycle.k8s.io/v1alpha1`):
 //!   validation, strategies, the responder sort.
 //! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`).
@@ -32,6 +33,7 @@ pub mod formats;
 pub mod lifecycle;
 pub mod meta;
 pub mod policy;
+pub mod selector;
 pub mod status;
 pub mod strategy;
 pub mod time;

@@ -17,11 +17,11 @@ use super::constants::{
 };
 use super::equality::semantic_eq;
 use super::job_spec::validate_job_spec;
-use super::label_selector::{Selector, has_invalid_label_value};
 use super::render;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
 use crate::meta::{self, FIELD_IMMUTABLE, NameRule};
+use crate::selector::{as_selector, has_invalid_label_value};
 
 /// Options of Job validation (upstream `JobValidationOptions`, with every
 /// gate on: elastic Indexed Jobs are always allowed).
@@ -162,8 +162,8 @@ pub fn validate_generated_selector(
     }
     expected.insert(LEGACY_CONTROLLER_UID_LABEL.to_owned(), uid.to_owned());
     expected.insert(LEGACY_JOB_NAME_LABEL.to_owned(), name.to_owned());
-    if let Some(sel) = Selector::from_label_selector(Some(selector))
-        && !sel.matches(&expected)
+    if let Ok(sel) = as_selector(Some(selector))
+        && !sel.matches(Some(&expected))
     {
         errs.push(Error::invalid(
             &Path::new("spec").child("selector"),

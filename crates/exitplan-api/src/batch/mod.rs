@@ -13,7 +13,7 @@
 //!   (container names, restartPolicy; full PodSpec validation is out of scope);
 //! * [`job_status`] — `/status` rules and `getStatusValidationOptions`;
 //! * [`job_strategy`] — [`JobStrategy`];
-//! * helpers: [`indexes`], [`label_selector`], [`equality`], [`render`],
+//! * helpers: [`indexes`], [`equality`], [`render`],
 //!   [`nonnegative`], [`generic_meta`].
 //!
 //! Every feature gate is treated as on (§15): nothing is dropped on create.
@@ -27,7 +27,6 @@ pub mod job;
 pub mod job_spec;
 pub mod job_status;
 pub mod job_strategy;
-pub mod label_selector;
 pub mod nonnegative;
 pub mod pod_failure_policy;
 pub mod pod_template;

@@ -3,4 +3,3 @@
 
 pub mod eviction_subresource;
 pub mod pdb;
-pub mod selector;

@@ -17,12 +17,12 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use crate::absent::Absent;
 use crate::batch::equality::semantic_eq;
 use crate::batch::generic_meta::{validate_common_fields, validate_object_meta_generic};
-use crate::batch::label_selector::validate_label_selector;
 use crate::batch::nonnegative::validate_nonnegative_field;
 use crate::batch::render;
 use crate::conditions::validate_conditions;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::selector::validate_label_selector;
 use crate::strategy::{Context, Strategy, reset_metadata_for_status};
 
 /// unhealthyPodEvictionPolicy: evict unhealthy pods only while the budget is healthy.

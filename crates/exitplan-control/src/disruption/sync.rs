@@ -13,7 +13,7 @@ use exitplan_api::policy::eviction_subresource::budget::{
     CONDITION_DISRUPTION_ALLOWED, REASON_INSUFFICIENT_PODS, REASON_SUFFICIENT_PODS,
     REASON_SYNC_FAILED,
 };
-use exitplan_api::policy::selector;
+use exitplan_api::selector;
 
 use super::disrupted::{build_disrupted_pod_map, count_healthy};
 use super::expected::expected_pod_count;

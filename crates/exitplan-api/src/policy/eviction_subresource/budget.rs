@@ -8,7 +8,7 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use super::answer::{self, Answer};
-use crate::policy::selector;
+use crate::selector;
 use crate::time::mtime;
 
 /// More `disruptedPods` entries than this and evictions are refused (403).
