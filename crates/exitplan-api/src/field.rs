@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
 /// A path to a field inside an object, rendered like apimachinery's
 /// `field.Path.String()`: `spec.containers[0].name`, `metadata.labels[app]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -130,8 +132,8 @@ pub enum BadValue {
     Int(i64),
     /// A boolean, rendered plainly (`true`).
     Bool(bool),
-    /// Any other value, rendered as its JSON encoding. Callers that need Go's
-    /// field order build the JSON text themselves.
+    /// Any other value, rendered as its JSON encoding (built by
+    /// [`crate::render`], which keeps Go's field order and escaping).
     Json(String),
 }
 
@@ -177,8 +179,12 @@ impl<T: Into<BadValue>> From<Option<T>> for BadValue {
 }
 impl From<&[i32]> for BadValue {
     fn from(values: &[i32]) -> Self {
-        let items: Vec<String> = values.iter().map(i32::to_string).collect();
-        BadValue::Json(format!("[{}]", items.join(",")))
+        BadValue::Json(crate::render::int32s(values))
+    }
+}
+impl From<&Time> for BadValue {
+    fn from(t: &Time) -> Self {
+        BadValue::Json(crate::render::time(t))
     }
 }
 

@@ -13,7 +13,8 @@
 //!                      Ok(()) or status::InvalidError (422 Status)
 //! ```
 //!
-//! * [`field`] — field errors rendered exactly like apimachinery's.
+//! * [`field`] — field errors rendered exactly like apimachinery's; [`render`]
+//!   — their non-scalar values as Go's JSON.
 //! * [`formats`], [`meta`], [`conditions`], [`selector`] — shared rules (names,
 //!   label keys, UUIDs, reserved domains, ObjectMeta, `metav1.Condition`,
 //!   `metav1.LabelSelector`).
@@ -33,6 +34,7 @@ pub mod formats;
 pub mod lifecycle;
 pub mod meta;
 pub mod policy;
+pub mod render;
 pub mod selector;
 pub mod status;
 pub mod strategy;

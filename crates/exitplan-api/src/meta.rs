@@ -261,14 +261,14 @@ pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta) -> ErrorL
     if new.creation_timestamp != old.creation_timestamp {
         errs.push(Error::invalid(
             &path.child("creationTimestamp"),
-            time_value(new.creation_timestamp.as_ref()),
+            new.creation_timestamp.as_ref(),
             FIELD_IMMUTABLE,
         ));
     }
     if new.deletion_timestamp != old.deletion_timestamp {
         errs.push(Error::invalid(
             &path.child("deletionTimestamp"),
-            time_value(new.deletion_timestamp.as_ref()),
+            new.deletion_timestamp.as_ref(),
             FIELD_IMMUTABLE,
         ));
     }
@@ -290,13 +290,6 @@ fn immutable(errs: &mut ErrorList, path: &Path, new: &Option<String>, old: &Opti
     );
     if n != o {
         errs.push(Error::invalid(path, n, FIELD_IMMUTABLE));
-    }
-}
-
-fn time_value(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> BadValue {
-    match t {
-        Some(t) => BadValue::Json(format!("\"{}\"", crate::time::format_rfc3339(t.0))),
-        None => BadValue::Null,
     }
 }
 

@@ -21,7 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelecto
 
 use crate::field::{BadValue, Error, ErrorList, Path, go_quote};
 use crate::formats::{self, is_label_value, is_qualified_name};
-use crate::meta;
+use crate::{meta, render};
 
 // ---------------------------------------------------------------------------
 // Validation.
@@ -246,8 +246,7 @@ fn new_requirement(
         if values.is_empty() {
             return BadValue::Null;
         }
-        let quoted: Vec<String> = values.iter().map(|v| go_quote(v)).collect();
-        BadValue::Json(format!("[{}]", quoted.join(",")))
+        BadValue::Json(render::strings(values))
     };
     match operator {
         Operator::In | Operator::NotIn if values.is_empty() => errs.push(Error::invalid(

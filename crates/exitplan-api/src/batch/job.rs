@@ -17,10 +17,10 @@ use super::constants::{
 };
 use super::equality::semantic_eq;
 use super::job_spec::validate_job_spec;
-use super::render;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
 use crate::meta::{self, FIELD_IMMUTABLE, NameRule};
+use crate::render;
 use crate::selector::{as_selector, has_invalid_label_value};
 
 /// Options of Job validation (upstream `JobValidationOptions`, with every
@@ -339,7 +339,7 @@ fn validate_pod_template_update(
         &mut errs,
         !semantic_eq(&canonical(template), &canonical(&old_template)),
         &path.child("template"),
-        BadValue::Json(serde_json::to_string(template).unwrap_or_default()),
+        BadValue::Json(render::json(template)),
     );
     errs
 }

@@ -13,7 +13,7 @@
 //!   (container names, restartPolicy; full PodSpec validation is out of scope);
 //! * [`job_status`] — `/status` rules and `getStatusValidationOptions`;
 //! * [`job_strategy`] — [`JobStrategy`];
-//! * helpers: [`indexes`], [`equality`], [`render`],
+//! * helpers: [`indexes`], [`equality`],
 //!   [`nonnegative`], [`generic_meta`].
 //!
 //! Every feature gate is treated as on (§15): nothing is dropped on create.
@@ -30,7 +30,6 @@ pub mod job_strategy;
 pub mod nonnegative;
 pub mod pod_failure_policy;
 pub mod pod_template;
-pub mod render;
 pub mod success_policy;
 
 pub use defaults::default_job;

@@ -13,8 +13,8 @@ use crate::formats;
 use crate::lifecycle::constants::{
     MAX_POD_RESPONDERS, MAX_PRIORITY, MIN_USER_PRIORITY, MSG_RESERVED_PRIORITY,
 };
-use crate::lifecycle::eviction::go_json_string;
 use crate::meta::{self, NameRule};
+use crate::render;
 use crate::strategy::{Context, Strategy, reset_metadata_for_status};
 
 /// The detail upstream's `ValidatePodUpdate` gives when a pod update changes
@@ -69,7 +69,7 @@ pub fn validate_eviction_responders(
         if responders[..j].iter().any(|earlier| earlier.name == r.name) {
             errs.push(Error::duplicate(
                 &path.index(j),
-                BadValue::Json(responder_json(r, priority_of(j, r))),
+                BadValue::Json(render::eviction_responder(r, priority_of(j, r))),
             ));
         }
     }
@@ -103,15 +103,6 @@ pub fn validate_eviction_responders(
         }
     }
     errs
-}
-
-/// `{"name":…,"priority":…}` as Go renders a core/v1 EvictionResponder.
-fn responder_json(r: &EvictionResponder, priority: Option<i32>) -> String {
-    let priority = priority.map_or_else(|| "null".to_owned(), |p| p.to_string());
-    format!(
-        "{{\"name\":{},\"priority\":{priority}}}",
-        go_json_string(&r.name)
-    )
 }
 
 fn responders_of(spec: Option<&PodSpec>) -> &[EvictionResponder] {

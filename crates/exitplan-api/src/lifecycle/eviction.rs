@@ -3,14 +3,12 @@
 //! registry strategy. The handwritten `/status` rules (the responder state
 //! machine and the time checks) are in [`super::eviction_status`].
 //!
-//! Error values that are not scalars are rendered as JSON in the field order
-//! of the Go types (`k8s.io/api/lifecycle/v1alpha1`); the renderers are at the
-//! end of this file and shared with [`super::eviction_status`].
+//! Error values that are not scalars are rendered by [`crate::render`].
 
 use k8s_openapi::api::lifecycle::v1alpha1::{
     Eviction, EvictionSpec, EvictionStatus, Requester, ResponderStatus, TargetResponder,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::constants::{
     MAX_PRIORITY, MAX_REQUESTERS, MAX_RESPONDER_MESSAGE, MAX_TARGET_RESPONDERS, STATES,
@@ -24,8 +22,8 @@ use crate::absent::Absent;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
 use crate::meta::{self, NameRule};
+use crate::render;
 use crate::strategy::{Context, Strategy, reset_metadata_for_status};
-use crate::time::format_rfc3339;
 
 /// The registry strategy of Eviction (upstream
 /// `pkg/registry/lifecycle/eviction/strategy.go`).
@@ -210,7 +208,7 @@ fn validate_requesters(new: &[Requester], old: &[Requester], path: &Path) -> Err
         new,
         path,
         |r| r.name.as_str(),
-        |_, r| requester_json(r),
+        |_, r| render::requester(r),
     ));
     for (i, r) in new.iter().enumerate() {
         let old_item = old.iter().find(|o| o.name == r.name);
@@ -257,7 +255,7 @@ fn validate_target_responders(
         new,
         path,
         |t| t.name.as_str(),
-        |j, t| target_responder_json(t, priorities.get(j).copied().flatten()),
+        |j, t| render::target_responder(t, priorities.get(j).copied().flatten()),
     ));
     let mut states: Vec<&str> = STATES.to_vec();
     states.sort_unstable();
@@ -357,7 +355,7 @@ fn validate_responders(new: &[ResponderStatus], old: &[ResponderStatus], path: &
         new,
         path,
         |r| r.name.as_str(),
-        |_, r| responder_status_json(r),
+        |_, r| render::responder_status(r),
     ));
     for (i, r) in new.iter().enumerate() {
         let old_item = old.iter().find(|o| o.name == r.name);
@@ -389,101 +387,4 @@ fn validate_responders(new: &[ResponderStatus], old: &[ResponderStatus], path: &
         }
     }
     errs
-}
-
-// ---------------------------------------------------------------------------
-// Bad values rendered as Go's encoding/json renders the v1alpha1 types.
-
-/// A string as Go's `json.Marshal` writes it (HTML-sensitive characters escaped).
-pub(crate) fn go_json_string(s: &str) -> String {
-    serde_json::Value::String(s.to_owned())
-        .to_string()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
-}
-
-/// A `metav1.Time` as JSON: the quoted RFC 3339 text.
-pub(crate) fn time_json(t: &Time) -> String {
-    format!("\"{}\"", format_rfc3339(t.0))
-}
-
-/// A time as an error value.
-pub(crate) fn time_value(t: &Time) -> BadValue {
-    BadValue::Json(time_json(t))
-}
-
-/// `{"name":…,"intent":…}`.
-pub(crate) fn requester_json(r: &Requester) -> String {
-    format!(
-        "{{\"name\":{},\"intent\":{}}}",
-        go_json_string(&r.name),
-        go_json_string(&r.intent)
-    )
-}
-
-/// `{"name":…,"priority":…,"state":…}` (`priority` is `null` when missing).
-pub(crate) fn target_responder_json(t: &TargetResponder, priority: Option<i32>) -> String {
-    let priority = priority.map_or_else(|| "null".to_owned(), |p| p.to_string());
-    format!(
-        "{{\"name\":{},\"priority\":{priority},\"state\":{}}}",
-        go_json_string(&t.name),
-        go_json_string(&t.state)
-    )
-}
-
-/// A ResponderStatus; unset optional fields are omitted (`omitempty`).
-pub(crate) fn responder_status_json(r: &ResponderStatus) -> String {
-    let mut s = format!("{{\"name\":{}", go_json_string(&r.name));
-    for (key, value) in [
-        ("startTime", &r.start_time),
-        ("heartbeatTime", &r.heartbeat_time),
-        ("expectedCompletionTime", &r.expected_completion_time),
-        ("completionTime", &r.completion_time),
-    ] {
-        if let Some(t) = value {
-            s.push_str(&format!(",\"{key}\":{}", time_json(t)));
-        }
-    }
-    if let Some(m) = &r.message {
-        s.push_str(&format!(",\"message\":{}", go_json_string(m)));
-    }
-    s.push('}');
-    s
-}
-
-/// A `metav1.Condition` (`observedGeneration` omitted when 0).
-pub(crate) fn condition_json(c: &Condition) -> String {
-    let mut s = format!(
-        "{{\"type\":{},\"status\":{}",
-        go_json_string(&c.type_),
-        go_json_string(&c.status)
-    );
-    if let Some(g) = c.observed_generation.filter(|g| *g != 0) {
-        s.push_str(&format!(",\"observedGeneration\":{g}"));
-    }
-    let ltt = if c.last_transition_time.0 == jiff::Timestamp::UNIX_EPOCH {
-        "null".to_owned()
-    } else {
-        time_json(&c.last_transition_time)
-    };
-    s.push_str(&format!(
-        ",\"lastTransitionTime\":{ltt},\"reason\":{},\"message\":{}}}",
-        go_json_string(&c.reason),
-        go_json_string(&c.message)
-    ));
-    s
-}
-
-/// A list as JSON (`null` when unset, like a Go nil slice).
-pub(crate) fn list_json<T>(list: Option<&[T]>, item: impl Fn(usize, &T) -> String) -> String {
-    match list {
-        None => "null".to_owned(),
-        Some(items) => {
-            let parts: Vec<String> = items.iter().enumerate().map(|(i, t)| item(i, t)).collect();
-            format!("[{}]", parts.join(","))
-        }
-    }
 }

@@ -22,14 +22,12 @@ use super::constants::{
     MSG_HEARTBEAT_IN_PROGRESS, MSG_MISSING_COMPLETION_TIME, MSG_RESERVED_PRIORITY, STATE_ACTIVE,
     STATE_CANCELED, STATE_COMPLETED, STATE_INACTIVE, STATE_INTERRUPTED, is_final_state,
 };
-use super::eviction::{
-    condition_json, items, list_json, responder_status_json, submitted_priority,
-    target_responder_json, time_value,
-};
+use super::eviction::{items, submitted_priority};
 use super::sort;
 use crate::conditions;
 use crate::field::{BadValue, Error, ErrorList, Path, go_quote};
 use crate::meta::{self, FIELD_IMMUTABLE};
+use crate::render;
 use crate::strategy::Context;
 use crate::time::add;
 
@@ -92,8 +90,8 @@ fn validate_frozen_conditions(
         if frozen && new_conds.iter().find(|c| c.type_ == old_cond.type_) != Some(old_cond) {
             errs.push(Error::invalid(
                 path,
-                BadValue::Json(list_json(ns.conditions.as_deref(), |_, c| {
-                    condition_json(c)
+                BadValue::Json(render::list(ns.conditions.as_deref(), |_, c| {
+                    render::condition(c)
                 })),
                 format!("{} condition status cannot be reverted", old_cond.type_),
             ));
@@ -223,8 +221,8 @@ fn validate_target_responders(
         .map(|(i, t)| submitted_priority(t, i, ctx.absent))
         .collect();
     let list_value = || {
-        BadValue::Json(list_json(ns.target_responders.as_deref(), |i, t| {
-            target_responder_json(t, priorities.get(i).copied().flatten())
+        BadValue::Json(render::list(ns.target_responders.as_deref(), |i, t| {
+            render::target_responder(t, priorities.get(i).copied().flatten())
         }))
     };
     let mut errs = ErrorList::new();
@@ -274,7 +272,7 @@ fn validate_target_responders(
         let Some(rs) = new_rs.iter().find(|r| r.name == t.name) else {
             errs.push(Error::invalid(
                 &item_path,
-                BadValue::Json(target_responder_json(t, priority)),
+                BadValue::Json(render::target_responder(t, priority)),
                 format!(
                     "{} has to be tracked in status.responders first",
                     go_quote(&t.name)
@@ -350,8 +348,8 @@ fn validate_responder_statuses(
     let new_rs = items(&ns.responders);
     let old_rs = items(&os.responders);
     let list_value = || {
-        BadValue::Json(list_json(ns.responders.as_deref(), |_, r| {
-            responder_status_json(r)
+        BadValue::Json(render::list(ns.responders.as_deref(), |_, r| {
+            render::responder_status(r)
         }))
     };
     let mut errs = ErrorList::new();
@@ -423,7 +421,7 @@ fn validate_responder_status(
         errs.push(
             Error::invalid(
                 path,
-                BadValue::Json(responder_status_json(new)),
+                BadValue::Json(render::responder_status(new)),
                 FIELD_IMMUTABLE,
             )
             .with_origin("immutable"),
@@ -448,7 +446,7 @@ fn validate_responder_status(
         {
             errs.push(Error::invalid(
                 &start_path,
-                time_value(s),
+                s,
                 "must be set to the present time",
             ));
         }
@@ -475,7 +473,7 @@ fn validate_responder_status(
             Some(_) => None,
         };
         if let Some(detail) = detail {
-            errs.push(Error::invalid(&hb_path, time_value(hb), detail));
+            errs.push(Error::invalid(&hb_path, hb, detail));
         }
     }
 
@@ -497,7 +495,7 @@ fn validate_responder_status(
         if let Some(detail) = detail {
             errs.push(Error::invalid(
                 &path.child("expectedCompletionTime"),
-                time_value(ect),
+                ect,
                 detail,
             ));
         }
@@ -515,11 +513,7 @@ fn validate_responder_status(
             Some(_) => None,
         };
         if let Some(detail) = detail {
-            errs.push(Error::invalid(
-                &path.child("completionTime"),
-                time_value(ct),
-                detail,
-            ));
+            errs.push(Error::invalid(&path.child("completionTime"), ct, detail));
         }
     }
     errs

@@ -18,10 +18,10 @@ use crate::absent::Absent;
 use crate::batch::equality::semantic_eq;
 use crate::batch::generic_meta::{validate_common_fields, validate_object_meta_generic};
 use crate::batch::nonnegative::validate_nonnegative_field;
-use crate::batch::render;
 use crate::conditions::validate_conditions;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::render;
 use crate::selector::validate_label_selector;
 use crate::strategy::{Context, Strategy, reset_metadata_for_status};
 
@@ -90,21 +90,6 @@ pub fn is_not_more_than_100_percent(v: &IntOrString, path: &Path) -> ErrorList {
     )])
 }
 
-/// The internal `policy.PodDisruptionBudgetSpec` as upstream renders it.
-fn render_spec(spec: &PodDisruptionBudgetSpec) -> String {
-    let opt = |v: Option<String>| v.unwrap_or_else(|| "null".to_owned());
-    format!(
-        "{{\"MinAvailable\":{},\"Selector\":{},\"MaxUnavailable\":{},\"UnhealthyPodEvictionPolicy\":{}}}",
-        opt(spec.min_available.as_ref().map(render::int_or_string)),
-        render::label_selector_opt(spec.selector.as_ref()),
-        opt(spec.max_unavailable.as_ref().map(render::int_or_string)),
-        opt(spec
-            .unhealthy_pod_eviction_policy
-            .as_deref()
-            .map(render::string)),
-    )
-}
-
 /// `ValidatePodDisruptionBudgetSpec`: minAvailable xor maxUnavailable, each
 /// a non-negative int or a percent ≤ 100%, a well-formed selector, and a
 /// known unhealthyPodEvictionPolicy.
@@ -117,7 +102,7 @@ pub fn validate_pod_disruption_budget_spec(
     if spec.min_available.is_some() && spec.max_unavailable.is_some() {
         errs.push(Error::invalid(
             path,
-            BadValue::Json(render_spec(spec)),
+            BadValue::Json(render::pod_disruption_budget_spec(spec)),
             "minAvailable and maxUnavailable cannot be both set",
         ));
     }
