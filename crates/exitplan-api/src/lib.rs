@@ -15,9 +15,11 @@
 //!
 //! * [`field`] — field errors rendered exactly like apimachinery's; [`render`]
 //!   — their non-scalar values as Go's JSON.
-//! * [`formats`], [`meta`], [`conditions`], [`selector`] — shared rules (names,
-//!   label keys, UUIDs, reserved domains, ObjectMeta, `metav1.Condition`,
-//!   `metav1.LabelSelector`).
+//! * [`formats`], [`meta`], [`conditions`], [`selector`], [`nonnegative`] —
+//!   shared rules (names, label keys, UUIDs, reserved domains, ObjectMeta and
+//!   the generic registry's metadata checks, `metav1.Condition`,
+//!   `metav1.LabelSelector`, non-negative counters); [`equality`] —
+//!   upstream's semantic deep-equality.
 //! * [`lifecycle`] — EvictionRequest and Eviction (`lifecycle.k8s.io/v1alpha1`):
 //!   validation, strategies, the responder sort.
 //! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`).
@@ -29,10 +31,12 @@ pub mod absent;
 pub mod batch;
 pub mod conditions;
 pub mod core;
+pub mod equality;
 pub mod field;
 pub mod formats;
 pub mod lifecycle;
 pub mod meta;
+pub mod nonnegative;
 pub mod policy;
 pub mod render;
 pub mod selector;

@@ -1,5 +1,8 @@
 //! `ObjectMeta` validation on create and update, as apimachinery's
-//! `ValidateObjectMetaAccessor` / `ValidateObjectMetaUpdate` do it.
+//! `ValidateObjectMetaAccessor` / `ValidateObjectMetaUpdate` do it with a
+//! kind's own name rule (what a strategy's `Validate` runs), and in
+//! [`generic`] the checks kube-apiserver's generic registry adds around every
+//! strategy (`rest.BeforeCreate` / `BeforeUpdate`).
 
 use std::collections::BTreeMap;
 
@@ -7,6 +10,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::nonnegative::validate_nonnegative_field;
+
+pub mod generic;
 
 /// Upstream's detail for a changed immutable field.
 pub const FIELD_IMMUTABLE: &str = "field is immutable";
@@ -82,13 +88,10 @@ pub fn validate_object_meta(meta: &ObjectMeta, namespaced: bool, rule: NameRule)
             "not allowed on this type",
         ));
     }
-    if let Some(g) = meta.generation.filter(|g| *g < 0) {
-        errs.push(Error::invalid(
-            &path.child("generation"),
-            g,
-            "must be greater than or equal to 0",
-        ));
-    }
+    errs.append(validate_nonnegative_field(
+        meta.generation.unwrap_or(0),
+        &path.child("generation"),
+    ));
     errs.append(validate_common(meta, &path));
     errs
 }

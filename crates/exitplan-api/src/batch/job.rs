@@ -15,8 +15,8 @@ use super::constants::{
     COMPLETION_INDEXED, CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL,
     LEGACY_JOB_NAME_LABEL,
 };
-use super::equality::semantic_eq;
 use super::job_spec::validate_job_spec;
+use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
 use crate::meta::{self, FIELD_IMMUTABLE, NameRule};

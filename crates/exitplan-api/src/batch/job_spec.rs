@@ -17,12 +17,12 @@ use super::constants::{
     RESTART_POLICY_ON_FAILURE,
 };
 use super::job::JobValidationOptions;
-use super::nonnegative::validate_nonnegative_field;
 use super::pod_failure_policy::validate_pod_failure_policy;
 use super::pod_template::validate_pod_template_spec;
 use super::success_policy::validate_success_policy;
 use crate::field::{BadValue, Error, ErrorList, ErrorType, Path};
 use crate::formats;
+use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
 use crate::selector::{as_selector, validate_label_selector};
 

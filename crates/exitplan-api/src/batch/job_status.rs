@@ -17,11 +17,11 @@ use super::constants::{
     COMPLETION_INDEXED, CONDITION_COMPLETE, CONDITION_FAILED, CONDITION_FAILURE_TARGET,
     CONDITION_FALSE, CONDITION_SUCCESS_CRITERIA_MET, CONDITION_SUSPENDED, CONDITION_TRUE,
 };
-use super::equality::semantic_eq;
 use super::indexes::{failed_indexes_overlap_completed, validate_indexes_format};
-use super::nonnegative::validate_nonnegative_field;
+use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::meta;
+use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
 
 /// Which status rules apply to one write (upstream `JobStatusValidationOptions`).

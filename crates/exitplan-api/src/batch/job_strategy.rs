@@ -19,12 +19,12 @@ use super::constants::{
     CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL,
 };
 use super::defaults::default_job;
-use super::equality::semantic_eq;
-use super::generic_meta::{validate_common_fields, validate_object_meta_generic};
 use super::job::{validate_job, validate_job_update, validation_options_for_job};
 use super::job_status::{status_validation_options, validate_job_update_status};
+use crate::equality::semantic_eq;
 use crate::field::ErrorList;
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use crate::meta::generic::{before_create, validate_common_fields};
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
 /// Create, update and status-update rules of `batch/v1` Jobs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -76,18 +76,13 @@ impl Strategy for JobStrategy {
 
     fn validate_create(obj: &Job, _ctx: &Context<'_>) -> ErrorList {
         let errs = validate_job(obj, &validation_options_for_job(obj, None));
-        if !errs.is_empty() {
-            return errs;
-        }
-        validate_object_meta_generic(&obj.metadata)
+        before_create(errs, &obj.metadata)
     }
 
     fn prepare_for_update(new: &mut Job, old: &Job) {
         new.status.clone_from(&old.status);
-        new.metadata.generation = old.metadata.generation;
-        if !semantic_eq(&new.spec, &old.spec) {
-            new.metadata.generation = Some(old.metadata.generation.unwrap_or(0) + 1);
-        }
+        new.metadata.generation =
+            next_generation(old.metadata.generation, !semantic_eq(&new.spec, &old.spec));
     }
 
     fn validate_update(new: &Job, old: &Job, _ctx: &Context<'_>) -> ErrorList {

@@ -6,8 +6,8 @@
 use k8s_openapi::api::batch::v1::{JobSpec, SuccessPolicy, SuccessPolicyRule};
 
 use super::indexes::validate_indexes_format;
-use super::nonnegative::validate_nonnegative_field;
 use crate::field::{BadValue, Error, ErrorList, ErrorType, Path};
+use crate::nonnegative::validate_nonnegative_field;
 
 /// At most this many success policy rules.
 pub const MAX_RULES: usize = 20;

@@ -14,8 +14,9 @@ use crate::lifecycle::constants::{
     MAX_POD_RESPONDERS, MAX_PRIORITY, MIN_USER_PRIORITY, MSG_RESERVED_PRIORITY,
 };
 use crate::meta::{self, NameRule};
+use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
 /// The detail upstream's `ValidatePodUpdate` gives when a pod update changes
 /// a field other than the few mutable ones (upstream appends a diff of the
@@ -95,10 +96,9 @@ pub fn validate_eviction_responders(
                 )
                 .with_origin("maximum"),
             ),
-            Some(p) if p < 0 => errs.push(
-                Error::invalid(&priority_path, p, "must be greater than or equal to 0")
-                    .with_origin("minimum"),
-            ),
+            Some(p) if p < 0 => {
+                errs.append(validate_nonnegative_field(i64::from(p), &priority_path));
+            }
             Some(_) => {}
         }
     }
@@ -146,11 +146,7 @@ impl Strategy for PodStrategy {
     /// Keeps the stored status; bumps the generation when the spec changed.
     fn prepare_for_update(new: &mut Pod, old: &Pod) {
         new.status.clone_from(&old.status);
-        new.metadata.generation = if new.spec == old.spec {
-            old.metadata.generation
-        } else {
-            Some(old.metadata.generation.unwrap_or(0).saturating_add(1))
-        };
+        new.metadata.generation = next_generation(old.metadata.generation, new.spec != old.spec);
     }
 
     /// ObjectMeta update rules, and `spec.evictionResponders` may not change

@@ -15,15 +15,15 @@ use super::constants::{
 };
 use super::eviction_status;
 use super::evictionrequest::{
-    next_generation, validate_condition_count, validate_intent, validate_observed_generation,
-    validate_target,
+    validate_condition_count, validate_intent, validate_observed_generation, validate_target,
 };
 use crate::absent::Absent;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
 use crate::meta::{self, NameRule};
+use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
 /// The registry strategy of Eviction (upstream
 /// `pkg/registry/lifecycle/eviction/strategy.go`).
@@ -318,11 +318,7 @@ fn validate_priority(path: &Path, priority: Option<i32>, old: Option<i32>) -> Er
             .with_origin("maximum"),
         );
     }
-    if p < 0 {
-        errs.push(
-            Error::invalid(path, p, "must be greater than or equal to 0").with_origin("minimum"),
-        );
-    }
+    errs.append(validate_nonnegative_field(i64::from(p), path));
     errs
 }
 

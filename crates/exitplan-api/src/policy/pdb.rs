@@ -15,15 +15,15 @@ use k8s_openapi::api::policy::v1::{
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::absent::Absent;
-use crate::batch::equality::semantic_eq;
-use crate::batch::generic_meta::{validate_common_fields, validate_object_meta_generic};
-use crate::batch::nonnegative::validate_nonnegative_field;
 use crate::conditions::validate_conditions;
+use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::meta::generic::{before_create, validate_common_fields};
+use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
 use crate::selector::validate_label_selector;
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
 /// unhealthyPodEvictionPolicy: evict unhealthy pods only while the budget is healthy.
 pub const IF_HEALTHY_BUDGET: &str = "IfHealthyBudget";
@@ -199,19 +199,14 @@ impl Strategy for PodDisruptionBudgetStrategy {
     /// The spec; metadata only once the spec passed (`BeforeCreate` order).
     fn validate_create(obj: &PodDisruptionBudget, _ctx: &Context<'_>) -> ErrorList {
         let errs = validate_pod_disruption_budget(obj, false);
-        if !errs.is_empty() {
-            return errs;
-        }
-        validate_object_meta_generic(&obj.metadata)
+        before_create(errs, &obj.metadata)
     }
 
     /// Status kept; generation bumped when the spec changed.
     fn prepare_for_update(new: &mut PodDisruptionBudget, old: &PodDisruptionBudget) {
         new.status.clone_from(&old.status);
-        new.metadata.generation = old.metadata.generation;
-        if !semantic_eq(&new.spec, &old.spec) {
-            new.metadata.generation = Some(old.metadata.generation.unwrap_or(0) + 1);
-        }
+        new.metadata.generation =
+            next_generation(old.metadata.generation, !semantic_eq(&new.spec, &old.spec));
     }
 
     /// Common metadata fields, then the spec. Invalid label values already
