@@ -15,9 +15,10 @@ use k8s_openapi::api::batch::v1::{Job, JobCondition, JobStatus, UncountedTermina
 
 use super::constants::{
     COMPLETION_INDEXED, CONDITION_COMPLETE, CONDITION_FAILED, CONDITION_FAILURE_TARGET,
-    CONDITION_FALSE, CONDITION_SUCCESS_CRITERIA_MET, CONDITION_SUSPENDED, CONDITION_TRUE,
+    CONDITION_SUCCESS_CRITERIA_MET, CONDITION_SUSPENDED,
 };
 use super::indexes::{failed_indexes_overlap_completed, validate_indexes_format};
+use crate::core::constants::{CONDITION_FALSE, CONDITION_TRUE};
 use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::meta;

@@ -7,6 +7,7 @@
 
 use k8s_openapi::api::core::v1::{EvictionResponder, Pod, PodSpec, PodStatus};
 
+use super::constants::PHASE_PENDING;
 use crate::absent::Absent;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
@@ -124,7 +125,7 @@ impl Strategy for PodStrategy {
     /// gates are not computed here).
     fn prepare_for_create(obj: &mut Pod) {
         obj.status = Some(PodStatus {
-            phase: Some("Pending".to_owned()),
+            phase: Some(PHASE_PENDING.to_owned()),
             ..PodStatus::default()
         });
         obj.metadata.generation = Some(1);

@@ -25,6 +25,7 @@ use super::constants::{
 use super::eviction::{items, submitted_priority};
 use super::sort;
 use crate::conditions;
+use crate::core::constants::CONDITION_TRUE;
 use crate::field::{BadValue, Error, ErrorList, Path, go_quote};
 use crate::meta::{self, FIELD_IMMUTABLE};
 use crate::render;
@@ -68,7 +69,7 @@ pub fn validate_eviction_status_update(
 fn is_condition_true(list: &[Condition], type_: &str) -> bool {
     list.iter()
         .find(|c| c.type_ == type_)
-        .is_some_and(|c| c.status == "True")
+        .is_some_and(|c| c.status == CONDITION_TRUE)
 }
 
 /// Step 1: a `TargetEvicted` or `Failed` condition that was True must stay
@@ -86,7 +87,7 @@ fn validate_frozen_conditions(
     for old_cond in items(&os.conditions) {
         let frozen = [CONDITION_TARGET_EVICTED, CONDITION_FAILED]
             .contains(&old_cond.type_.as_str())
-            && old_cond.status == "True";
+            && old_cond.status == CONDITION_TRUE;
         if frozen && new_conds.iter().find(|c| c.type_ == old_cond.type_) != Some(old_cond) {
             errs.push(Error::invalid(
                 path,

@@ -14,6 +14,7 @@ use k8s_openapi::api::policy::v1::{
 };
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::constants::{ALWAYS_ALLOW, IF_HEALTHY_BUDGET};
 use crate::absent::Absent;
 use crate::conditions::validate_conditions;
 use crate::equality::semantic_eq;
@@ -25,10 +26,6 @@ use crate::render;
 use crate::selector::validate_label_selector;
 use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
-/// unhealthyPodEvictionPolicy: evict unhealthy pods only while the budget is healthy.
-pub const IF_HEALTHY_BUDGET: &str = "IfHealthyBudget";
-/// unhealthyPodEvictionPolicy: always allow evicting unhealthy pods.
-pub const ALWAYS_ALLOW: &str = "AlwaysAllow";
 /// Supported unhealthyPodEvictionPolicy values, sorted as upstream prints them.
 const UNHEALTHY_POD_EVICTION_POLICIES: [&str; 2] = [ALWAYS_ALLOW, IF_HEALTHY_BUDGET];
 
