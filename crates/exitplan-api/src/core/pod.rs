@@ -106,7 +106,8 @@ pub fn validate_eviction_responders(
     errs
 }
 
-fn responders_of(spec: Option<&PodSpec>) -> &[EvictionResponder] {
+/// `spec.evictionResponders` of a pod spec (empty when the spec or the list is unset).
+pub(crate) fn responders_of(spec: Option<&PodSpec>) -> &[EvictionResponder] {
     spec.and_then(|s| s.eviction_responders.as_deref())
         .unwrap_or_default()
 }
