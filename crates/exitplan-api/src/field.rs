@@ -269,23 +269,21 @@ impl Error {
     /// A string longer than `max` bytes (`field.TooLong`).
     pub fn too_long(field: &Path, max: usize) -> Self {
         let unit = if max == 1 { "byte" } else { "bytes" };
-        Self::new(
-            ErrorType::TooLong,
-            field,
-            BadValue::Omit,
-            format!("may not be more than {max} {unit}"),
-        )
+        Self::too_long_detail(field, format!("may not be more than {max} {unit}"))
     }
 
     /// A string longer than `max` characters (`field.TooLongCharacters`).
     pub fn too_long_characters(field: &Path, max: usize) -> Self {
         let unit = if max == 1 { "character" } else { "characters" };
-        Self::new(
-            ErrorType::TooLong,
-            field,
-            BadValue::Omit,
-            format!("may not be more than {max} {unit}"),
-        )
+        Self::too_long_detail(field, format!("may not be more than {max} {unit}"))
+    }
+
+    /// A too-long value with the given detail and no value shown, for
+    /// validators that keep an older wording (`field.TooLongMaxLength`: "may
+    /// not be longer than N"; the old `field.TooLong`: "must have at most N
+    /// bytes").
+    pub fn too_long_detail(field: &Path, detail: impl Into<String>) -> Self {
+        Self::new(ErrorType::TooLong, field, BadValue::Omit, detail)
     }
 
     /// A list with `actual` items where at most `max` are allowed (`field.TooMany`).

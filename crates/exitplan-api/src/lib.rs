@@ -18,8 +18,8 @@
 //! * [`formats`], [`meta`], [`conditions`], [`selector`], [`nonnegative`] —
 //!   shared rules (names, label keys, UUIDs, reserved domains, ObjectMeta and
 //!   the generic registry's metadata checks, `metav1.Condition`,
-//!   `metav1.LabelSelector`, non-negative counters); [`equality`] —
-//!   upstream's semantic deep-equality.
+//!   `metav1.LabelSelector`, non-negative counters, [`keyed_list`] rules);
+//!   [`equality`] — upstream's semantic deep-equality.
 //! * [`lifecycle`] — EvictionRequest and Eviction (`lifecycle.k8s.io/v1alpha1`):
 //!   validation, strategies, the responder sort.
 //! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`).
@@ -34,6 +34,7 @@ pub mod core;
 pub mod equality;
 pub mod field;
 pub mod formats;
+pub mod keyed_list;
 pub mod lifecycle;
 pub mod meta;
 pub mod nonnegative;

@@ -20,7 +20,7 @@ use super::job::JobValidationOptions;
 use super::pod_failure_policy::validate_pod_failure_policy;
 use super::pod_template::validate_pod_template_spec;
 use super::success_policy::validate_success_policy;
-use crate::field::{BadValue, Error, ErrorList, ErrorType, Path};
+use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
 use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
@@ -117,14 +117,10 @@ pub fn validate_job_spec_fields(spec: &JobSpec, path: &Path) -> ErrorList {
         let p = path.child("managedBy");
         errs.append(validate_domain_prefixed_path(&p, managed_by));
         if managed_by.len() > MAX_MANAGED_BY_LENGTH {
-            // `field.TooLongMaxLength` (value not rendered).
-            errs.push(Error {
-                error_type: ErrorType::TooLong,
-                field: p.to_string(),
-                value: BadValue::Omit,
-                detail: format!("may not be longer than {MAX_MANAGED_BY_LENGTH}"),
-                origin: None,
-            });
+            errs.push(Error::too_long_detail(
+                &p,
+                format!("may not be longer than {MAX_MANAGED_BY_LENGTH}"),
+            ));
         }
     }
     errs.append(validate_completion_mode(spec, path));

@@ -9,8 +9,9 @@ use k8s_openapi::api::core::v1::{EvictionResponder, Pod, PodSpec, PodStatus};
 
 use super::constants::PHASE_PENDING;
 use crate::absent::Absent;
-use crate::field::{BadValue, Error, ErrorList, Path};
+use crate::field::{Error, ErrorList, Path};
 use crate::formats;
+use crate::keyed_list::validate_keyed_list;
 use crate::lifecycle::constants::{
     MAX_POD_RESPONDERS, MAX_PRIORITY, MIN_USER_PRIORITY, MSG_RESERVED_PRIORITY,
 };
@@ -58,21 +59,20 @@ pub fn validate_eviction_responders(
         );
     }
     let path = spec_path.child("evictionResponders");
-    if responders.len() > MAX_POD_RESPONDERS {
-        errs.push(
-            Error::too_many(&path, responders.len(), MAX_POD_RESPONDERS).with_origin("maxItems"),
-        );
-        return errs;
-    }
     let priority_of = |i: usize, r: &EvictionResponder| {
         (!absent.contains(&path.index(i).child("priority"))).then_some(r.priority)
     };
-    for (j, r) in responders.iter().enumerate() {
-        if responders[..j].iter().any(|earlier| earlier.name == r.name) {
-            errs.push(Error::duplicate(
-                &path.index(j),
-                BadValue::Json(render::eviction_responder(r, priority_of(j, r))),
-            ));
+    match validate_keyed_list(
+        responders,
+        &path,
+        MAX_POD_RESPONDERS,
+        |r| r.name.as_str(),
+        |j, r| render::eviction_responder(r, priority_of(j, r)),
+    ) {
+        Ok(duplicates) => errs.append(duplicates),
+        Err(too_many) => {
+            errs.append(too_many);
+            return errs;
         }
     }
     for (i, r) in responders.iter().enumerate() {

@@ -20,6 +20,7 @@ use super::evictionrequest::{
 use crate::absent::Absent;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::keyed_list::validate_keyed_list;
 use crate::meta::{self, NameRule};
 use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
@@ -167,25 +168,6 @@ pub fn validate_eviction_status_declarative(
     errs
 }
 
-/// `Duplicate <path>[j]` for every item whose name an earlier item already has.
-fn duplicates<T>(
-    list: &[T],
-    path: &Path,
-    name: impl Fn(&T) -> &str,
-    json: impl Fn(usize, &T) -> String,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    for (j, item) in list.iter().enumerate() {
-        if list[..j].iter().any(|earlier| name(earlier) == name(item)) {
-            errs.push(Error::duplicate(
-                &path.index(j),
-                BadValue::Json(json(j, item)),
-            ));
-        }
-    }
-    errs
-}
-
 /// A required name in the prefixed-label-key format (Required short-circuits).
 fn validate_name(path: &Path, name: &str) -> ErrorList {
     if name.is_empty() {
@@ -196,20 +178,19 @@ fn validate_name(path: &Path, name: &str) -> ErrorList {
 }
 
 fn validate_requesters(new: &[Requester], old: &[Requester], path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
     if new == old || new.is_empty() {
-        return errs;
+        return ErrorList::new();
     }
-    if new.len() > MAX_REQUESTERS {
-        errs.push(Error::too_many(path, new.len(), MAX_REQUESTERS).with_origin("maxItems"));
-        return errs;
-    }
-    errs.append(duplicates(
+    let mut errs = match validate_keyed_list(
         new,
         path,
+        MAX_REQUESTERS,
         |r| r.name.as_str(),
         |_, r| render::requester(r),
-    ));
+    ) {
+        Ok(errs) => errs,
+        Err(too_many) => return too_many,
+    };
     for (i, r) in new.iter().enumerate() {
         let old_item = old.iter().find(|o| o.name == r.name);
         if old_item == Some(r) {
@@ -232,7 +213,6 @@ fn validate_target_responders(
     path: &Path,
     absent: &Absent,
 ) -> ErrorList {
-    let mut errs = ErrorList::new();
     let priorities: Vec<Option<i32>> = new
         .iter()
         .enumerate()
@@ -245,18 +225,18 @@ fn validate_target_responders(
             .zip(&priorities)
             .all(|((n, o), p)| n == o && p.is_some());
     if unchanged || new.is_empty() {
-        return errs;
+        return ErrorList::new();
     }
-    if new.len() > MAX_TARGET_RESPONDERS {
-        errs.push(Error::too_many(path, new.len(), MAX_TARGET_RESPONDERS).with_origin("maxItems"));
-        return errs;
-    }
-    errs.append(duplicates(
+    let mut errs = match validate_keyed_list(
         new,
         path,
+        MAX_TARGET_RESPONDERS,
         |t| t.name.as_str(),
         |j, t| render::target_responder(t, priorities.get(j).copied().flatten()),
-    ));
+    ) {
+        Ok(errs) => errs,
+        Err(too_many) => return too_many,
+    };
     let mut states: Vec<&str> = STATES.to_vec();
     states.sort_unstable();
     for (i, t) in new.iter().enumerate() {
@@ -339,20 +319,19 @@ fn validate_frozen_time(path: &Path, new: Option<&Time>, old: Option<&Time>) -> 
 }
 
 fn validate_responders(new: &[ResponderStatus], old: &[ResponderStatus], path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
     if new == old || new.is_empty() {
-        return errs;
+        return ErrorList::new();
     }
-    if new.len() > MAX_TARGET_RESPONDERS {
-        errs.push(Error::too_many(path, new.len(), MAX_TARGET_RESPONDERS).with_origin("maxItems"));
-        return errs;
-    }
-    errs.append(duplicates(
+    let mut errs = match validate_keyed_list(
         new,
         path,
+        MAX_TARGET_RESPONDERS,
         |r| r.name.as_str(),
         |_, r| render::responder_status(r),
-    ));
+    ) {
+        Ok(errs) => errs,
+        Err(too_many) => return too_many,
+    };
     for (i, r) in new.iter().enumerate() {
         let old_item = old.iter().find(|o| o.name == r.name);
         if old_item == Some(r) {

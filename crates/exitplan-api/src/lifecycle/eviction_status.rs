@@ -102,14 +102,37 @@ fn validate_frozen_conditions(
     (errs, is_final)
 }
 
-fn sorted_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut v: Vec<&str> = names.collect();
+/// The names of a keyed list, sorted.
+fn sorted_names<'a, T: 'a>(list: &'a [T], name: impl Fn(&'a T) -> &'a str) -> Vec<&'a str> {
+    let mut v: Vec<&str> = list.iter().map(name).collect();
     v.sort_unstable();
     v
 }
 
-fn has_duplicate_names<'a>(names: impl Iterator<Item = &'a str>) -> bool {
-    sorted_names(names).windows(2).any(|w| w[0] == w[1])
+/// Whether two sorted name lists hold the same keys; otherwise the detail
+/// to report: `len_detail` when the lengths differ, else `keys_detail`.
+fn key_set_mismatch(
+    names: &[&str],
+    expected: &[&str],
+    len_detail: &'static str,
+    keys_detail: &'static str,
+) -> Option<&'static str> {
+    if names.len() != expected.len() {
+        Some(len_detail)
+    } else if names != expected {
+        Some(keys_detail)
+    } else {
+        None
+    }
+}
+
+/// Whether the per-item rules can judge a list with these sorted names: it
+/// is initialized (non-empty), within the maximum and without duplicate
+/// names (otherwise the declarative rules report it).
+fn judgeable(names: &[&str]) -> bool {
+    !names.is_empty()
+        && names.len() <= MAX_TARGET_RESPONDERS
+        && !names.windows(2).any(|w| w[0] == w[1])
 }
 
 /// What state a responder may be in after this write, and why.
@@ -229,32 +252,21 @@ fn validate_target_responders(
     let mut errs = ErrorList::new();
 
     // Step 3: the key set is fixed once initialized.
-    if !old_tr.is_empty() {
-        if new_tr.len() != old_tr.len() {
-            errs.push(Error::invalid(
-                &path,
-                list_value(),
-                "must preserve the same length and the same keys",
-            ));
-            return errs;
-        }
-        if sorted_names(new_tr.iter().map(|t| t.name.as_str()))
-            != sorted_names(old_tr.iter().map(|t| t.name.as_str()))
-        {
-            errs.push(Error::invalid(
-                &path,
-                list_value(),
-                "must preserve the same keys",
-            ));
-            return errs;
-        }
+    let new_names = sorted_names(new_tr, |t| t.name.as_str());
+    if !old_tr.is_empty()
+        && let Some(detail) = key_set_mismatch(
+            &new_names,
+            &sorted_names(old_tr, |t| t.name.as_str()),
+            "must preserve the same length and the same keys",
+            "must preserve the same keys",
+        )
+    {
+        errs.push(Error::invalid(&path, list_value(), detail));
+        return errs;
     }
     // Empty (not initialized), too long or with duplicate names (declarative
     // errors): no transition can be judged.
-    if new_tr.is_empty()
-        || new_tr.len() > MAX_TARGET_RESPONDERS
-        || has_duplicate_names(new_tr.iter().map(|t| t.name.as_str()))
-    {
+    if !judgeable(&new_names) {
         return errs;
     }
 
@@ -356,28 +368,17 @@ fn validate_responder_statuses(
     let mut errs = ErrorList::new();
 
     // Step 7: the same keys as the new targetResponders.
-    if new_tr.len() != new_rs.len() {
-        errs.push(Error::invalid(
-            &path,
-            list_value(),
-            "must be the same length as status.targetResponders and contain the same keys",
-        ));
+    let names = sorted_names(new_rs, |r| r.name.as_str());
+    if let Some(detail) = key_set_mismatch(
+        &names,
+        &sorted_names(new_tr, |t| t.name.as_str()),
+        "must be the same length as status.targetResponders and contain the same keys",
+        "must contain the same keys as status.targetResponders",
+    ) {
+        errs.push(Error::invalid(&path, list_value(), detail));
         return errs;
     }
-    if sorted_names(new_tr.iter().map(|t| t.name.as_str()))
-        != sorted_names(new_rs.iter().map(|r| r.name.as_str()))
-    {
-        errs.push(Error::invalid(
-            &path,
-            list_value(),
-            "must contain the same keys as status.targetResponders",
-        ));
-        return errs;
-    }
-    if new_rs.is_empty()
-        || new_rs.len() > MAX_TARGET_RESPONDERS
-        || has_duplicate_names(new_rs.iter().map(|r| r.name.as_str()))
-    {
+    if !judgeable(&names) {
         return errs;
     }
 
