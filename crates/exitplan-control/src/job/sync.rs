@@ -1,8 +1,8 @@
 //! One Job sync, as a pure decision (`syncJob`, job-failure spec §3–§9).
 //!
 //! Data flow, one function per step:
-//! [`skip_reason`] → [`SyncCtx::new`] (classify pods §3, new finished pods,
-//! counters §4, back-off record §9) → [`finished_condition`] (terminal
+//! [`skip_reason`] → `SyncCtx::new` (classify pods §3, new finished pods,
+//! counters §4, back-off record §9) → `finished_condition` (terminal
 //! decision order §5, per-index limits §6) → pod management (delete active
 //! pods of a finishing Job, or `manageJob` §7 via [`super::manage`]) →
 //! [`super::counting`] (two-phase counting §8, terminal condition, events) →
