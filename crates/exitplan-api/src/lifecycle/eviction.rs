@@ -177,34 +177,81 @@ fn validate_name(path: &Path, name: &str) -> ErrorList {
     }
 }
 
-fn validate_requesters(new: &[Requester], old: &[Requester], path: &Path) -> ErrorList {
-    if new == old || new.is_empty() {
+/// An item of a status list keyed by `name`.
+trait Named {
+    fn name(&self) -> &str;
+}
+
+impl Named for Requester {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for TargetResponder {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for ResponderStatus {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The declarative rules of a status list keyed by `name`, ratcheted: nothing
+/// when the list is empty or unchanged; the list-level rules
+/// ([`validate_keyed_list`], `json` renders item `j`); then for each item
+/// that is new or differs from the stored item of the same name, its name
+/// (new items only) and `item(i, new, stored, item_path)`. `submitted(i)`
+/// says whether item `i` carried every required field in the submitted JSON;
+/// an item without them counts as changed.
+fn validate_status_list<T: Named + PartialEq>(
+    new: &[T],
+    old: &[T],
+    path: &Path,
+    max: usize,
+    json: impl Fn(usize, &T) -> String,
+    submitted: impl Fn(usize) -> bool,
+    mut item: impl FnMut(usize, &T, Option<&T>, &Path) -> ErrorList,
+) -> ErrorList {
+    if new.is_empty() || (new == old && (0..new.len()).all(&submitted)) {
         return ErrorList::new();
     }
-    let mut errs = match validate_keyed_list(
-        new,
-        path,
-        MAX_REQUESTERS,
-        |r| r.name.as_str(),
-        |_, r| render::requester(r),
-    ) {
+    let mut errs = match validate_keyed_list(new, path, max, |t| t.name(), json) {
         Ok(errs) => errs,
         Err(too_many) => return too_many,
     };
-    for (i, r) in new.iter().enumerate() {
-        let old_item = old.iter().find(|o| o.name == r.name);
-        if old_item == Some(r) {
+    for (i, t) in new.iter().enumerate() {
+        let stored = old.iter().find(|o| o.name() == t.name());
+        if stored == Some(t) && submitted(i) {
             continue;
         }
         let item_path = path.index(i);
-        if old_item.is_none() {
-            errs.append(validate_name(&item_path.child("name"), &r.name));
+        if stored.is_none() {
+            errs.append(validate_name(&item_path.child("name"), t.name()));
         }
-        if old_item.map(|o| o.intent.as_str()) != Some(r.intent.as_str()) {
-            errs.append(validate_intent(&item_path.child("intent"), &r.intent));
-        }
+        errs.append(item(i, t, stored, &item_path));
     }
     errs
+}
+
+fn validate_requesters(new: &[Requester], old: &[Requester], path: &Path) -> ErrorList {
+    validate_status_list(
+        new,
+        old,
+        path,
+        MAX_REQUESTERS,
+        |_, r| render::requester(r),
+        |_| true,
+        |_, r, stored, item_path| {
+            if stored.map(|o| o.intent.as_str()) == Some(r.intent.as_str()) {
+                return ErrorList::new();
+            }
+            validate_intent(&item_path.child("intent"), &r.intent)
+        },
+    )
 }
 
 fn validate_target_responders(
@@ -218,55 +265,37 @@ fn validate_target_responders(
         .enumerate()
         .map(|(i, t)| submitted_priority(t, i, absent))
         .collect();
-    let unchanged = new.len() == old.len()
-        && new
-            .iter()
-            .zip(old)
-            .zip(&priorities)
-            .all(|((n, o), p)| n == o && p.is_some());
-    if unchanged || new.is_empty() {
-        return ErrorList::new();
-    }
-    let mut errs = match validate_keyed_list(
-        new,
-        path,
-        MAX_TARGET_RESPONDERS,
-        |t| t.name.as_str(),
-        |j, t| render::target_responder(t, priorities.get(j).copied().flatten()),
-    ) {
-        Ok(errs) => errs,
-        Err(too_many) => return too_many,
-    };
+    let priority = |i: usize| priorities.get(i).copied().flatten();
     let mut states: Vec<&str> = STATES.to_vec();
     states.sort_unstable();
-    for (i, t) in new.iter().enumerate() {
-        let priority = priorities.get(i).copied().flatten();
-        let old_item = old.iter().find(|o| o.name == t.name);
-        if old_item == Some(t) && priority.is_some() {
-            continue;
-        }
-        let item_path = path.index(i);
-        if old_item.is_none() {
-            errs.append(validate_name(&item_path.child("name"), &t.name));
-        }
-        let old_priority = old_item.map(|o| o.priority);
-        if old_priority.is_none() || old_priority != priority {
-            errs.append(validate_priority(
-                &item_path.child("priority"),
-                priority,
-                old_priority,
-            ));
-        }
-        if old_item.map(|o| o.state.as_str()) != Some(t.state.as_str()) {
-            let state_path = item_path.child("state");
-            if t.state.is_empty() {
-                errs.push(Error::required(&state_path, ""));
-            } else if !STATES.contains(&t.state.as_str()) {
-                errs.push(Error::not_supported(&state_path, t.state.as_str(), &states));
+    validate_status_list(
+        new,
+        old,
+        path,
+        MAX_TARGET_RESPONDERS,
+        |j, t| render::target_responder(t, priority(j)),
+        |i| priority(i).is_some(),
+        |i, t, stored, item_path| {
+            let mut errs = ErrorList::new();
+            let old_priority = stored.map(|o| o.priority);
+            if old_priority.is_none() || old_priority != priority(i) {
+                errs.append(validate_priority(
+                    &item_path.child("priority"),
+                    priority(i),
+                    old_priority,
+                ));
             }
-        }
-    }
-    errs
+            if stored.map(|o| o.state.as_str()) != Some(t.state.as_str()) {
+                let state_path = item_path.child("state");
+                if t.state.is_empty() {
+                    errs.push(Error::required(&state_path, ""));
+                } else if !STATES.contains(&t.state.as_str()) {
+                    errs.push(Error::not_supported(&state_path, t.state.as_str(), &states));
+                }
+            }
+            errs
+        },
+    )
 }
 
 /// `targetResponders[i].priority`: required, immutable once set (origin
@@ -319,47 +348,34 @@ fn validate_frozen_time(path: &Path, new: Option<&Time>, old: Option<&Time>) -> 
 }
 
 fn validate_responders(new: &[ResponderStatus], old: &[ResponderStatus], path: &Path) -> ErrorList {
-    if new == old || new.is_empty() {
-        return ErrorList::new();
-    }
-    let mut errs = match validate_keyed_list(
+    validate_status_list(
         new,
+        old,
         path,
         MAX_TARGET_RESPONDERS,
-        |r| r.name.as_str(),
         |_, r| render::responder_status(r),
-    ) {
-        Ok(errs) => errs,
-        Err(too_many) => return too_many,
-    };
-    for (i, r) in new.iter().enumerate() {
-        let old_item = old.iter().find(|o| o.name == r.name);
-        if old_item == Some(r) {
-            continue;
-        }
-        let item_path = path.index(i);
-        if old_item.is_none() {
-            errs.append(validate_name(&item_path.child("name"), &r.name));
-        }
-        errs.append(validate_frozen_time(
-            &item_path.child("startTime"),
-            r.start_time.as_ref(),
-            old_item.and_then(|o| o.start_time.as_ref()),
-        ));
-        errs.append(validate_frozen_time(
-            &item_path.child("completionTime"),
-            r.completion_time.as_ref(),
-            old_item.and_then(|o| o.completion_time.as_ref()),
-        ));
-        if let Some(message) = &r.message
-            && old_item.and_then(|o| o.message.as_ref()) != Some(message)
-            && message.chars().count() > MAX_RESPONDER_MESSAGE
-        {
-            errs.push(
-                Error::too_long_characters(&item_path.child("message"), MAX_RESPONDER_MESSAGE)
-                    .with_origin("maxLength"),
+        |_| true,
+        |_, r, stored, item_path| {
+            let mut errs = validate_frozen_time(
+                &item_path.child("startTime"),
+                r.start_time.as_ref(),
+                stored.and_then(|o| o.start_time.as_ref()),
             );
-        }
-    }
-    errs
+            errs.append(validate_frozen_time(
+                &item_path.child("completionTime"),
+                r.completion_time.as_ref(),
+                stored.and_then(|o| o.completion_time.as_ref()),
+            ));
+            if let Some(message) = &r.message
+                && stored.and_then(|o| o.message.as_ref()) != Some(message)
+                && message.chars().count() > MAX_RESPONDER_MESSAGE
+            {
+                errs.push(
+                    Error::too_long_characters(&item_path.child("message"), MAX_RESPONDER_MESSAGE)
+                        .with_origin("maxLength"),
+                );
+            }
+            errs
+        },
+    )
 }
