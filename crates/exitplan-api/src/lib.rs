@@ -15,14 +15,15 @@
 //!
 //! * [`field`] — field errors rendered exactly like apimachinery's; [`render`]
 //!   — their non-scalar values as Go's JSON.
-//! * [`formats`], [`meta`], [`conditions`], [`selector`], [`nonnegative`] —
-//!   shared rules (names, label keys, UUIDs, reserved domains, ObjectMeta and
-//!   the generic registry's metadata checks, `metav1.Condition`,
-//!   `metav1.LabelSelector`, non-negative counters, [`keyed_list`] rules);
-//!   [`equality`] — upstream's semantic deep-equality.
+//! * Shared rules: [`formats`] (names, label keys, UUIDs, reserved domains),
+//!   [`meta`] (ObjectMeta, and the generic registry's checks in
+//!   [`meta::generic`]), [`conditions`] (`metav1.Condition`), [`selector`]
+//!   (`metav1.LabelSelector`), [`nonnegative`], [`keyed_list`] (lists keyed
+//!   by name) and [`equality`] (upstream's semantic deep-equality).
 //! * [`lifecycle`] — EvictionRequest and Eviction (`lifecycle.k8s.io/v1alpha1`):
 //!   validation, strategies, the responder sort.
-//! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`).
+//! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`), core/v1
+//!   strings and the shared pod predicates.
 //! * [`batch`] — Job validation and defaulting for failure handling.
 //! * [`policy`] — PodDisruptionBudget validation and the pod eviction
 //!   subresource decision.
