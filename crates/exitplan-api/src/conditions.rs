@@ -3,6 +3,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use crate::absent::Absent;
+use crate::core::constants::{CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN};
 use crate::field::{Error, ErrorList, Path};
 use crate::formats;
 
@@ -29,11 +30,12 @@ fn is_valid_reason(reason: &str) -> bool {
 /// typed value then holds a default).
 pub fn validate_condition(c: &Condition, path: &Path, absent: &Absent) -> ErrorList {
     let mut errs = formats::validate_qualified_name(&path.child("type"), &c.type_);
-    if !["False", "True", "Unknown"].contains(&c.status.as_str()) {
+    let statuses = [CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN];
+    if !statuses.contains(&c.status.as_str()) {
         errs.push(Error::not_supported(
             &path.child("status"),
             c.status.as_str(),
-            &["False", "True", "Unknown"],
+            &statuses,
         ));
     }
     if let Some(g) = c.observed_generation.filter(|g| *g < 0) {

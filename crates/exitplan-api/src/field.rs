@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
 /// A path to a field inside an object, rendered like apimachinery's
 /// `field.Path.String()`: `spec.containers[0].name`, `metadata.labels[app]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -130,8 +132,8 @@ pub enum BadValue {
     Int(i64),
     /// A boolean, rendered plainly (`true`).
     Bool(bool),
-    /// Any other value, rendered as its JSON encoding. Callers that need Go's
-    /// field order build the JSON text themselves.
+    /// Any other value, rendered as its JSON encoding (built by
+    /// [`crate::render`], which keeps Go's field order and escaping).
     Json(String),
 }
 
@@ -177,8 +179,12 @@ impl<T: Into<BadValue>> From<Option<T>> for BadValue {
 }
 impl From<&[i32]> for BadValue {
     fn from(values: &[i32]) -> Self {
-        let items: Vec<String> = values.iter().map(i32::to_string).collect();
-        BadValue::Json(format!("[{}]", items.join(",")))
+        BadValue::Json(crate::render::int32s(values))
+    }
+}
+impl From<&Time> for BadValue {
+    fn from(t: &Time) -> Self {
+        BadValue::Json(crate::render::time(t))
     }
 }
 
@@ -263,23 +269,21 @@ impl Error {
     /// A string longer than `max` bytes (`field.TooLong`).
     pub fn too_long(field: &Path, max: usize) -> Self {
         let unit = if max == 1 { "byte" } else { "bytes" };
-        Self::new(
-            ErrorType::TooLong,
-            field,
-            BadValue::Omit,
-            format!("may not be more than {max} {unit}"),
-        )
+        Self::too_long_detail(field, format!("may not be more than {max} {unit}"))
     }
 
     /// A string longer than `max` characters (`field.TooLongCharacters`).
     pub fn too_long_characters(field: &Path, max: usize) -> Self {
         let unit = if max == 1 { "character" } else { "characters" };
-        Self::new(
-            ErrorType::TooLong,
-            field,
-            BadValue::Omit,
-            format!("may not be more than {max} {unit}"),
-        )
+        Self::too_long_detail(field, format!("may not be more than {max} {unit}"))
+    }
+
+    /// A too-long value with the given detail and no value shown, for
+    /// validators that keep an older wording (`field.TooLongMaxLength`: "may
+    /// not be longer than N"; the old `field.TooLong`: "must have at most N
+    /// bytes").
+    pub fn too_long_detail(field: &Path, detail: impl Into<String>) -> Self {
+        Self::new(ErrorType::TooLong, field, BadValue::Omit, detail)
     }
 
     /// A list with `actual` items where at most `max` are allowed (`field.TooMany`).

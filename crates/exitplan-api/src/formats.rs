@@ -29,7 +29,7 @@ pub const LABEL_KEY_NAME_MAX_LENGTH: usize = 63;
 /// Maximum length of a label value.
 pub const LABEL_VALUE_MAX_LENGTH: usize = 63;
 
-/// `RegexError`: "<msg> (e.g. 'a' or 'b', regex used for validation is '<re>')".
+/// `RegexError`: `"<msg> (e.g. 'a' or 'b', regex used for validation is '<re>')"`.
 pub fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
     if examples.is_empty() {
         return format!("{msg} (regex used for validation is '{re}')");

@@ -13,12 +13,17 @@
 //!                      Ok(()) or status::InvalidError (422 Status)
 //! ```
 //!
-//! * [`field`] — field errors rendered exactly like apimachinery's.
-//! * [`formats`], [`meta`], [`conditions`] — shared rules (names, label keys,
-//!   UUIDs, reserved domains, ObjectMeta, `metav1.Condition`).
+//! * [`field`] — field errors rendered exactly like apimachinery's; [`render`]
+//!   — their non-scalar values as Go's JSON.
+//! * Shared rules: [`formats`] (names, label keys, UUIDs, reserved domains),
+//!   [`meta`] (ObjectMeta, and the generic registry's checks in
+//!   [`meta::generic`]), [`conditions`] (`metav1.Condition`), [`selector`]
+//!   (`metav1.LabelSelector`), [`nonnegative`], [`keyed_list`] (lists keyed
+//!   by name) and [`equality`] (upstream's semantic deep-equality).
 //! * [`lifecycle`] — EvictionRequest and Eviction (`lifecycle.k8s.io/v1alpha1`):
 //!   validation, strategies, the responder sort.
-//! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`).
+//! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`), core/v1
+//!   strings and the shared pod predicates.
 //! * [`batch`] — Job validation and defaulting for failure handling.
 //! * [`policy`] — PodDisruptionBudget validation and the pod eviction
 //!   subresource decision.
@@ -27,11 +32,16 @@ pub mod absent;
 pub mod batch;
 pub mod conditions;
 pub mod core;
+pub mod equality;
 pub mod field;
 pub mod formats;
+pub mod keyed_list;
 pub mod lifecycle;
 pub mod meta;
+pub mod nonnegative;
 pub mod policy;
+pub mod render;
+pub mod selector;
 pub mod status;
 pub mod strategy;
 pub mod time;

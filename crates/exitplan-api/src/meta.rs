@@ -1,5 +1,8 @@
 //! `ObjectMeta` validation on create and update, as apimachinery's
-//! `ValidateObjectMetaAccessor` / `ValidateObjectMetaUpdate` do it.
+//! `ValidateObjectMetaAccessor` / `ValidateObjectMetaUpdate` do it with a
+//! kind's own name rule (what a strategy's `Validate` runs), and in
+//! [`generic`] the checks kube-apiserver's generic registry adds around every
+//! strategy (`rest.BeforeCreate` / `BeforeUpdate`).
 
 use std::collections::BTreeMap;
 
@@ -7,6 +10,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::nonnegative::validate_nonnegative_field;
+
+pub mod generic;
 
 /// Upstream's detail for a changed immutable field.
 pub const FIELD_IMMUTABLE: &str = "field is immutable";
@@ -82,13 +88,10 @@ pub fn validate_object_meta(meta: &ObjectMeta, namespaced: bool, rule: NameRule)
             "not allowed on this type",
         ));
     }
-    if let Some(g) = meta.generation.filter(|g| *g < 0) {
-        errs.push(Error::invalid(
-            &path.child("generation"),
-            g,
-            "must be greater than or equal to 0",
-        ));
-    }
+    errs.append(validate_nonnegative_field(
+        meta.generation.unwrap_or(0),
+        &path.child("generation"),
+    ));
     errs.append(validate_common(meta, &path));
     errs
 }
@@ -261,14 +264,14 @@ pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta) -> ErrorL
     if new.creation_timestamp != old.creation_timestamp {
         errs.push(Error::invalid(
             &path.child("creationTimestamp"),
-            time_value(new.creation_timestamp.as_ref()),
+            new.creation_timestamp.as_ref(),
             FIELD_IMMUTABLE,
         ));
     }
     if new.deletion_timestamp != old.deletion_timestamp {
         errs.push(Error::invalid(
             &path.child("deletionTimestamp"),
-            time_value(new.deletion_timestamp.as_ref()),
+            new.deletion_timestamp.as_ref(),
             FIELD_IMMUTABLE,
         ));
     }
@@ -290,13 +293,6 @@ fn immutable(errs: &mut ErrorList, path: &Path, new: &Option<String>, old: &Opti
     );
     if n != o {
         errs.push(Error::invalid(path, n, FIELD_IMMUTABLE));
-    }
-}
-
-fn time_value(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> BadValue {
-    match t {
-        Some(t) => BadValue::Json(format!("\"{}\"", crate::time::format_rfc3339(t.0))),
-        None => BadValue::Null,
     }
 }
 

@@ -158,6 +158,17 @@ pub fn admit_status_update<S: Strategy>(
     result::<S>(new, errs)
 }
 
+/// The generation after an update of the main resource: `old + 1` when the
+/// spec `changed`, else `old` (a missing generation counts as 0; the value a
+/// client sends is ignored, as `rest.BeforeUpdate` does).
+pub fn next_generation(old: Option<i64>, changed: bool) -> Option<i64> {
+    if changed {
+        Some(old.unwrap_or(0).saturating_add(1))
+    } else {
+        old
+    }
+}
+
 /// Metadata a `/status` write may not change, reset to the stored values:
 /// labels, annotations, finalizers, owner references, deletionTimestamp and
 /// generation (`ResetObjectMetaForStatus`; managedFields stay, as upstream).

@@ -3,6 +3,7 @@
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
+use exitplan_api::core::constants::CONDITION_TRUE;
 use exitplan_api::time::mtime;
 
 /// The controller-owned fields of a condition; the transition time is derived.
@@ -27,7 +28,7 @@ pub fn find<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Conditio
 
 /// Whether a condition of type `type_` is present with status `True`.
 pub fn is_true(conditions: &[Condition], type_: &str) -> bool {
-    find(conditions, type_).is_some_and(|c| c.status == "True")
+    find(conditions, type_).is_some_and(|c| c.status == CONDITION_TRUE)
 }
 
 /// A condition built from `spec`: `lastTransitionTime` is `now` unless

@@ -1,4 +1,6 @@
-//! Well-known strings of Job failure handling (job-failure spec §1).
+//! Well-known strings of Job failure handling (job-failure spec §1). Pod
+//! phases, pod condition types and condition statuses are core strings:
+//! [`crate::core::constants`].
 
 /// Finalizer that keeps a pod until the Job controller has counted it.
 pub const JOB_TRACKING_FINALIZER: &str = "batch.kubernetes.io/job-tracking";
@@ -32,9 +34,6 @@ pub const REASON_MAX_FAILED_INDEXES_EXCEEDED: &str = "MaxFailedIndexesExceeded";
 /// Failure reason: all indexes finished and some failed.
 pub const REASON_FAILED_INDEXES: &str = "FailedIndexes";
 
-/// Pod condition set when a pod is about to be terminated by a disruption.
-pub const POD_CONDITION_DISRUPTION_TARGET: &str = "DisruptionTarget";
-
 /// podFailurePolicy action: fail the whole Job.
 pub const ACTION_FAIL_JOB: &str = "FailJob";
 /// podFailurePolicy action: fail the pod's index (backoffLimitPerIndex).
@@ -58,6 +57,9 @@ pub const COMPLETION_NON_INDEXED: &str = "NonIndexed";
 /// completionMode: each pod owns an index.
 pub const COMPLETION_INDEXED: &str = "Indexed";
 
+/// `spec.managedBy` value naming the built-in Job controller.
+pub const JOB_CONTROLLER_NAME: &str = "kubernetes.io/job-controller";
+
 /// Template label naming the Job (added by selector generation).
 pub const JOB_NAME_LABEL: &str = "batch.kubernetes.io/job-name";
 /// Legacy unprefixed form of [`JOB_NAME_LABEL`].
@@ -73,10 +75,3 @@ pub const RESTART_POLICY_ALWAYS: &str = "Always";
 pub const RESTART_POLICY_ON_FAILURE: &str = "OnFailure";
 /// Pod restart policy: never restart; failures surface as failed pods.
 pub const RESTART_POLICY_NEVER: &str = "Never";
-
-/// Condition status `True`.
-pub const CONDITION_TRUE: &str = "True";
-/// Condition status `False`.
-pub const CONDITION_FALSE: &str = "False";
-/// Condition status `Unknown`.
-pub const CONDITION_UNKNOWN: &str = "Unknown";

@@ -11,9 +11,10 @@
 use k8s_openapi::api::batch::v1::Job;
 
 use super::constants::{
-    COMPLETION_NON_INDEXED, CONDITION_TRUE, REPLACEMENT_FAILED, REPLACEMENT_TERMINATING_OR_FAILED,
+    COMPLETION_NON_INDEXED, REPLACEMENT_FAILED, REPLACEMENT_TERMINATING_OR_FAILED,
     RESTART_POLICY_ALWAYS,
 };
+use crate::core::constants::CONDITION_TRUE;
 
 /// Fills in the defaults a batch/v1 Job gets on decode:
 ///

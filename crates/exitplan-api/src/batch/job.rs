@@ -15,13 +15,13 @@ use super::constants::{
     COMPLETION_INDEXED, CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL,
     LEGACY_JOB_NAME_LABEL,
 };
-use super::equality::semantic_eq;
 use super::job_spec::validate_job_spec;
-use super::label_selector::{Selector, has_invalid_label_value};
-use super::render;
+use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
 use crate::meta::{self, FIELD_IMMUTABLE, NameRule};
+use crate::render;
+use crate::selector::{as_selector, has_invalid_label_value};
 
 /// Options of Job validation (upstream `JobValidationOptions`, with every
 /// gate on: elastic Indexed Jobs are always allowed).
@@ -162,8 +162,8 @@ pub fn validate_generated_selector(
     }
     expected.insert(LEGACY_CONTROLLER_UID_LABEL.to_owned(), uid.to_owned());
     expected.insert(LEGACY_JOB_NAME_LABEL.to_owned(), name.to_owned());
-    if let Some(sel) = Selector::from_label_selector(Some(selector))
-        && !sel.matches(&expected)
+    if let Ok(sel) = as_selector(Some(selector))
+        && !sel.matches(Some(&expected))
     {
         errs.push(Error::invalid(
             &Path::new("spec").child("selector"),
@@ -339,7 +339,7 @@ fn validate_pod_template_update(
         &mut errs,
         !semantic_eq(&canonical(template), &canonical(&old_template)),
         &path.child("template"),
-        BadValue::Json(serde_json::to_string(template).unwrap_or_default()),
+        BadValue::Json(render::json(template)),
     );
     errs
 }

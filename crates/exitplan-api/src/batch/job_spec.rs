@@ -17,14 +17,14 @@ use super::constants::{
     RESTART_POLICY_ON_FAILURE,
 };
 use super::job::JobValidationOptions;
-use super::label_selector::{Selector, validate_label_selector};
-use super::nonnegative::validate_nonnegative_field;
 use super::pod_failure_policy::validate_pod_failure_policy;
 use super::pod_template::validate_pod_template_spec;
-use super::render;
 use super::success_policy::validate_success_policy;
-use crate::field::{BadValue, Error, ErrorList, ErrorType, Path};
+use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::nonnegative::validate_nonnegative_field;
+use crate::render;
+use crate::selector::{as_selector, validate_label_selector};
 
 /// Highest parallelism of an Indexed Job.
 pub const MAX_PARALLELISM_FOR_INDEXED_JOB: i32 = 100_000;
@@ -53,20 +53,14 @@ pub fn validate_job_spec(spec: &JobSpec, path: &Path, opts: &JobValidationOption
             &path.child("selector"),
         )),
     }
-    if let Some(selector) = Selector::from_label_selector(spec.selector.as_ref()) {
+    if let Ok(selector) = as_selector(spec.selector.as_ref()) {
         let labels = spec
             .template
             .metadata
             .as_ref()
-            .and_then(|m| m.labels.clone())
-            .unwrap_or_default();
-        if !selector.matches(&labels) {
-            let value = match spec
-                .template
-                .metadata
-                .as_ref()
-                .and_then(|m| m.labels.as_ref())
-            {
+            .and_then(|m| m.labels.as_ref());
+        if !selector.matches(labels) {
+            let value = match labels {
                 Some(l) => BadValue::Json(render::string_map(l)),
                 None => BadValue::Null,
             };
@@ -123,14 +117,10 @@ pub fn validate_job_spec_fields(spec: &JobSpec, path: &Path) -> ErrorList {
         let p = path.child("managedBy");
         errs.append(validate_domain_prefixed_path(&p, managed_by));
         if managed_by.len() > MAX_MANAGED_BY_LENGTH {
-            // `field.TooLongMaxLength` (value not rendered).
-            errs.push(Error {
-                error_type: ErrorType::TooLong,
-                field: p.to_string(),
-                value: BadValue::Omit,
-                detail: format!("may not be longer than {MAX_MANAGED_BY_LENGTH}"),
-                origin: None,
-            });
+            errs.push(Error::too_long_detail(
+                &p,
+                format!("may not be longer than {MAX_MANAGED_BY_LENGTH}"),
+            ));
         }
     }
     errs.append(validate_completion_mode(spec, path));

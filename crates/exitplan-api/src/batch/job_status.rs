@@ -15,14 +15,15 @@ use k8s_openapi::api::batch::v1::{Job, JobCondition, JobStatus, UncountedTermina
 
 use super::constants::{
     COMPLETION_INDEXED, CONDITION_COMPLETE, CONDITION_FAILED, CONDITION_FAILURE_TARGET,
-    CONDITION_FALSE, CONDITION_SUCCESS_CRITERIA_MET, CONDITION_SUSPENDED, CONDITION_TRUE,
+    CONDITION_SUCCESS_CRITERIA_MET, CONDITION_SUSPENDED,
 };
-use super::equality::semantic_eq;
 use super::indexes::{failed_indexes_overlap_completed, validate_indexes_format};
-use super::nonnegative::validate_nonnegative_field;
-use super::render;
+use crate::core::constants::{CONDITION_FALSE, CONDITION_TRUE};
+use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::meta;
+use crate::nonnegative::validate_nonnegative_field;
+use crate::render;
 
 /// Which status rules apply to one write (upstream `JobStatusValidationOptions`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -179,10 +180,6 @@ fn cond_err(path: &Path, detail: &str) -> Error {
     Error::invalid(&path.child("conditions"), BadValue::Omit, detail)
 }
 
-fn time_value(t: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time) -> BadValue {
-    BadValue::Json(render::time(t))
-}
-
 fn validate_uncounted_uids(u: &UncountedTerminatedPods, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -258,7 +255,7 @@ pub fn validate_job_status(job: &Job, path: &Path, opts: &JobStatusValidationOpt
     {
         errs.push(Error::invalid(
             &path.child("completionTime"),
-            time_value(t),
+            t,
             "cannot set completionTime when there is no Complete=True condition",
         ));
     }
@@ -274,7 +271,7 @@ pub fn validate_job_status(job: &Job, path: &Path, opts: &JobStatusValidationOpt
     {
         errs.push(Error::invalid(
             &path.child("completionTime"),
-            time_value(done),
+            done,
             "completionTime cannot be set before startTime",
         ));
     }
@@ -470,7 +467,7 @@ pub fn validate_job_status_update(
     {
         errs.push(Error::invalid(
             &path.child("completionTime"),
-            time_value(n),
+            n,
             "completionTime cannot be mutated",
         ));
     }

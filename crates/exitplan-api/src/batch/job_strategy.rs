@@ -4,27 +4,31 @@
 //! podReplacementPolicy, managedBy and successPolicy (§1) never happens.
 //!
 //! * create: defaults → selector generation (unless `manualSelector`),
-//!   status cleared, generation 1 → [`validate_job`], then the generic
-//!   metadata check;
+//!   status cleared, generation 1 → [`validate_job`], the template's
+//!   `evictionResponders` ([`validate_template_eviction_responders`]), then
+//!   the generic metadata check;
 //! * update: status kept, generation bumped when the spec changed → generic
-//!   common fields, [`validate_job`] and [`validate_job_update`];
+//!   common fields, [`validate_job`], [`validate_job_update`] and the
+//!   template's `evictionResponders` when they changed;
 //! * `/status`: spec and metadata reset to the stored object → generic
 //!   common fields and [`validate_job_update_status`] with
 //!   [`status_validation_options`].
 
 use k8s_openapi::api::batch::v1::{Job, JobStatus};
+use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::constants::{
     CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL,
 };
 use super::defaults::default_job;
-use super::equality::semantic_eq;
-use super::generic_meta::{validate_common_fields, validate_object_meta_generic};
 use super::job::{validate_job, validate_job_update, validation_options_for_job};
 use super::job_status::{status_validation_options, validate_job_update_status};
-use crate::field::ErrorList;
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use super::pod_template::validate_template_eviction_responders;
+use crate::equality::semantic_eq;
+use crate::field::{ErrorList, Path};
+use crate::meta::generic::{before_create, validate_common_fields};
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
 /// Create, update and status-update rules of `batch/v1` Jobs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -58,6 +62,17 @@ pub fn generate_selector(job: &mut Job) {
         .or_insert(uid);
 }
 
+fn template_of(job: &Job) -> PodTemplateSpec {
+    job.spec
+        .as_ref()
+        .map(|s| s.template.clone())
+        .unwrap_or_default()
+}
+
+fn template_path() -> Path {
+    Path::new("spec").child("template")
+}
+
 impl Strategy for JobStrategy {
     type Object = Job;
 
@@ -74,27 +89,34 @@ impl Strategy for JobStrategy {
         obj.metadata.generation = Some(1);
     }
 
-    fn validate_create(obj: &Job, _ctx: &Context<'_>) -> ErrorList {
-        let errs = validate_job(obj, &validation_options_for_job(obj, None));
-        if !errs.is_empty() {
-            return errs;
-        }
-        validate_object_meta_generic(&obj.metadata)
+    fn validate_create(obj: &Job, ctx: &Context<'_>) -> ErrorList {
+        let mut errs = validate_job(obj, &validation_options_for_job(obj, None));
+        errs.append(validate_template_eviction_responders(
+            &template_of(obj),
+            None,
+            &template_path(),
+            ctx.absent,
+        ));
+        before_create(errs, &obj.metadata)
     }
 
     fn prepare_for_update(new: &mut Job, old: &Job) {
         new.status.clone_from(&old.status);
-        new.metadata.generation = old.metadata.generation;
-        if !semantic_eq(&new.spec, &old.spec) {
-            new.metadata.generation = Some(old.metadata.generation.unwrap_or(0) + 1);
-        }
+        new.metadata.generation =
+            next_generation(old.metadata.generation, !semantic_eq(&new.spec, &old.spec));
     }
 
-    fn validate_update(new: &Job, old: &Job, _ctx: &Context<'_>) -> ErrorList {
+    fn validate_update(new: &Job, old: &Job, ctx: &Context<'_>) -> ErrorList {
         let opts = validation_options_for_job(new, Some(old));
         let mut errs = validate_common_fields(&new.metadata, &old.metadata);
         errs.append(validate_job(new, &opts));
         errs.append(validate_job_update(new, old, &opts));
+        errs.append(validate_template_eviction_responders(
+            &template_of(new),
+            Some(&template_of(old)),
+            &template_path(),
+            ctx.absent,
+        ));
         errs
     }
 

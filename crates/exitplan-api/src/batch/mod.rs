@@ -13,25 +13,24 @@
 //!   (container names, restartPolicy; full PodSpec validation is out of scope);
 //! * [`job_status`] — `/status` rules and `getStatusValidationOptions`;
 //! * [`job_strategy`] — [`JobStrategy`];
-//! * helpers: [`indexes`], [`label_selector`], [`equality`], [`render`],
-//!   [`nonnegative`], [`generic_meta`].
+//! * [`indexes`] — the `completedIndexes` / `failedIndexes` interval lists;
+//! * [`constants`] — the well-known strings of Job failure handling.
+//!
+//! Shared rules live at the crate root: [`crate::selector`],
+//! [`crate::render`], [`crate::equality`], [`crate::nonnegative`] and the
+//! generic registry metadata checks in [`crate::meta::generic`].
 //!
 //! Every feature gate is treated as on (§15): nothing is dropped on create.
 
 pub mod constants;
 pub mod defaults;
-pub mod equality;
-pub mod generic_meta;
 pub mod indexes;
 pub mod job;
 pub mod job_spec;
 pub mod job_status;
 pub mod job_strategy;
-pub mod label_selector;
-pub mod nonnegative;
 pub mod pod_failure_policy;
 pub mod pod_template;
-pub mod render;
 pub mod success_policy;
 
 pub use defaults::default_job;

@@ -12,12 +12,12 @@ use k8s_openapi::api::batch::v1::{
 };
 
 use super::constants::{
-    ACTION_COUNT, ACTION_FAIL_INDEX, ACTION_FAIL_JOB, ACTION_IGNORE, CONDITION_FALSE,
-    CONDITION_TRUE, CONDITION_UNKNOWN, OPERATOR_IN, OPERATOR_NOT_IN,
+    ACTION_COUNT, ACTION_FAIL_INDEX, ACTION_FAIL_JOB, ACTION_IGNORE, OPERATOR_IN, OPERATOR_NOT_IN,
 };
-use super::render;
+use crate::core::constants::{CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN};
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::render;
 
 /// At most this many rules (P1).
 pub const MAX_RULES: usize = 20;

@@ -2,7 +2,9 @@
 //! handling depends on: template labels and annotations, container and
 //! init-container names (podFailurePolicy `containerName` refers to them),
 //! the pod-level `restartPolicy` enum, and the ban on ephemeral containers
-//! in templates.
+//! in templates ([`validate_pod_template_spec`]); and the declarative
+//! `evictionResponders` rules of the template's pod spec
+//! ([`validate_template_eviction_responders`], eviction spec §3).
 //!
 //! **Not covered** (full PodSpec validation is out of scope for exitplan's
 //! API layer): images, ports, resources, probes, volumes, security
@@ -17,6 +19,8 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::core::v1::{Container, PodTemplateSpec};
 
 use super::constants::{RESTART_POLICY_ALWAYS, RESTART_POLICY_NEVER, RESTART_POLICY_ON_FAILURE};
+use crate::absent::Absent;
+use crate::core::pod::{responders_of, validate_eviction_responders};
 use crate::field::{Error, ErrorList, Path};
 use crate::{formats, meta};
 
@@ -60,6 +64,34 @@ pub fn validate_pod_template_spec(template: &PodTemplateSpec, path: &Path) -> Er
         ));
     }
     errs
+}
+
+/// `evictionResponders` of the template at `path` (`spec.template`), checked
+/// with [`validate_eviction_responders`] at `<path>.spec`. Upstream validates
+/// them declaratively, after the handwritten Job rules and with ratcheting:
+/// on create (`old` is `None`) always; on update only when the list differs
+/// from the stored template's (`old`) — an unchanged list is not validated
+/// again. A priority missing from the submitted JSON (per `absent`) counts
+/// as a change.
+pub fn validate_template_eviction_responders(
+    template: &PodTemplateSpec,
+    old: Option<&PodTemplateSpec>,
+    path: &Path,
+    absent: &Absent,
+) -> ErrorList {
+    let spec_path = path.child("spec");
+    let responders = responders_of(template.spec.as_ref());
+    let list_path = spec_path.child("evictionResponders");
+    let all_submitted =
+        (0..responders.len()).all(|i| !absent.contains(&list_path.index(i).child("priority")));
+    if old.is_some_and(|o| responders_of(o.spec.as_ref()) == responders && all_submitted) {
+        return ErrorList::new();
+    }
+    let scheduling_group_set = template
+        .spec
+        .as_ref()
+        .is_some_and(|s| s.scheduling_group.is_some());
+    validate_eviction_responders(responders, scheduling_group_set, &spec_path, absent)
 }
 
 /// The name rule common to every container type (`validateContainerCommon`).

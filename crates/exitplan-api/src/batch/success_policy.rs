@@ -6,8 +6,8 @@
 use k8s_openapi::api::batch::v1::{JobSpec, SuccessPolicy, SuccessPolicyRule};
 
 use super::indexes::validate_indexes_format;
-use super::nonnegative::validate_nonnegative_field;
-use crate::field::{BadValue, Error, ErrorList, ErrorType, Path};
+use crate::field::{Error, ErrorList, Path};
+use crate::nonnegative::validate_nonnegative_field;
 
 /// At most this many success policy rules.
 pub const MAX_RULES: usize = 20;
@@ -60,14 +60,10 @@ pub fn validate_success_policy_rule(
     if let Some(indexes) = &rule.succeeded_indexes {
         let p = path.child("succeededIndexes");
         if indexes.len() > MAX_SUCCEEDED_INDEXES_LEN {
-            // `field.TooLong` (value not rendered).
-            errs.push(Error {
-                error_type: ErrorType::TooLong,
-                field: p.to_string(),
-                value: BadValue::Omit,
-                detail: format!("must have at most {MAX_SUCCEEDED_INDEXES_LEN} bytes"),
-                origin: None,
-            });
+            errs.push(Error::too_long_detail(
+                &p,
+                format!("must have at most {MAX_SUCCEEDED_INDEXES_LEN} bytes"),
+            ));
         }
         match validate_indexes_format(indexes, completions) {
             Ok(total) => total_indexes = total,

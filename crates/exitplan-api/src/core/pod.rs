@@ -7,15 +7,18 @@
 
 use k8s_openapi::api::core::v1::{EvictionResponder, Pod, PodSpec, PodStatus};
 
+use super::constants::PHASE_PENDING;
 use crate::absent::Absent;
-use crate::field::{BadValue, Error, ErrorList, Path};
+use crate::field::{Error, ErrorList, Path};
 use crate::formats;
+use crate::keyed_list::validate_keyed_list;
 use crate::lifecycle::constants::{
     MAX_POD_RESPONDERS, MAX_PRIORITY, MIN_USER_PRIORITY, MSG_RESERVED_PRIORITY,
 };
-use crate::lifecycle::eviction::go_json_string;
 use crate::meta::{self, NameRule};
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use crate::nonnegative::validate_nonnegative_field;
+use crate::render;
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
 /// The detail upstream's `ValidatePodUpdate` gives when a pod update changes
 /// a field other than the few mutable ones (upstream appends a diff of the
@@ -56,21 +59,20 @@ pub fn validate_eviction_responders(
         );
     }
     let path = spec_path.child("evictionResponders");
-    if responders.len() > MAX_POD_RESPONDERS {
-        errs.push(
-            Error::too_many(&path, responders.len(), MAX_POD_RESPONDERS).with_origin("maxItems"),
-        );
-        return errs;
-    }
     let priority_of = |i: usize, r: &EvictionResponder| {
         (!absent.contains(&path.index(i).child("priority"))).then_some(r.priority)
     };
-    for (j, r) in responders.iter().enumerate() {
-        if responders[..j].iter().any(|earlier| earlier.name == r.name) {
-            errs.push(Error::duplicate(
-                &path.index(j),
-                BadValue::Json(responder_json(r, priority_of(j, r))),
-            ));
+    match validate_keyed_list(
+        responders,
+        &path,
+        MAX_POD_RESPONDERS,
+        |r| r.name.as_str(),
+        |j, r| render::eviction_responder(r, priority_of(j, r)),
+    ) {
+        Ok(duplicates) => errs.append(duplicates),
+        Err(too_many) => {
+            errs.append(too_many);
+            return errs;
         }
     }
     for (i, r) in responders.iter().enumerate() {
@@ -95,26 +97,17 @@ pub fn validate_eviction_responders(
                 )
                 .with_origin("maximum"),
             ),
-            Some(p) if p < 0 => errs.push(
-                Error::invalid(&priority_path, p, "must be greater than or equal to 0")
-                    .with_origin("minimum"),
-            ),
+            Some(p) if p < 0 => {
+                errs.append(validate_nonnegative_field(i64::from(p), &priority_path));
+            }
             Some(_) => {}
         }
     }
     errs
 }
 
-/// `{"name":…,"priority":…}` as Go renders a core/v1 EvictionResponder.
-fn responder_json(r: &EvictionResponder, priority: Option<i32>) -> String {
-    let priority = priority.map_or_else(|| "null".to_owned(), |p| p.to_string());
-    format!(
-        "{{\"name\":{},\"priority\":{priority}}}",
-        go_json_string(&r.name)
-    )
-}
-
-fn responders_of(spec: Option<&PodSpec>) -> &[EvictionResponder] {
+/// `spec.evictionResponders` of a pod spec (empty when the spec or the list is unset).
+pub(crate) fn responders_of(spec: Option<&PodSpec>) -> &[EvictionResponder] {
     spec.and_then(|s| s.eviction_responders.as_deref())
         .unwrap_or_default()
 }
@@ -133,7 +126,7 @@ impl Strategy for PodStrategy {
     /// gates are not computed here).
     fn prepare_for_create(obj: &mut Pod) {
         obj.status = Some(PodStatus {
-            phase: Some("Pending".to_owned()),
+            phase: Some(PHASE_PENDING.to_owned()),
             ..PodStatus::default()
         });
         obj.metadata.generation = Some(1);
@@ -155,11 +148,7 @@ impl Strategy for PodStrategy {
     /// Keeps the stored status; bumps the generation when the spec changed.
     fn prepare_for_update(new: &mut Pod, old: &Pod) {
         new.status.clone_from(&old.status);
-        new.metadata.generation = if new.spec == old.spec {
-            old.metadata.generation
-        } else {
-            Some(old.metadata.generation.unwrap_or(0).saturating_add(1))
-        };
+        new.metadata.generation = next_generation(old.metadata.generation, new.spec != old.spec);
     }
 
     /// ObjectMeta update rules, and `spec.evictionResponders` may not change

@@ -2,6 +2,18 @@
 //! (spec §1–§5, §7.9). User-visible strings live here once.
 
 use jiff::SignedDuration;
+use k8s_openapi::Resource;
+use k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest;
+
+/// `apiVersion` of both lifecycle kinds (`lifecycle.k8s.io/v1alpha1`).
+pub const LIFECYCLE_API_VERSION: &str = EvictionRequest::API_VERSION;
+/// Kind of the owner references the controller puts on Evictions.
+pub const EVICTION_REQUEST_KIND: &str = EvictionRequest::KIND;
+/// The only target type of v1alpha1, as upstream renders it in messages,
+/// metrics and names.
+pub const TARGET_TYPE_POD: &str = "pod";
+/// Prefix of the names of Evictions of pod targets (`pod-<n>-<podName>`, §7.6).
+pub const EVICTION_NAME_POD_PREFIX: &str = "pod-";
 
 /// The default responder the controller appends to every pod target (§5.1).
 pub const DEFAULT_RESPONDER_NAME: &str = "imperative-eviction.k8s.io/evictor";

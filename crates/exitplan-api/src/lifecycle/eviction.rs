@@ -3,29 +3,28 @@
 //! registry strategy. The handwritten `/status` rules (the responder state
 //! machine and the time checks) are in [`super::eviction_status`].
 //!
-//! Error values that are not scalars are rendered as JSON in the field order
-//! of the Go types (`k8s.io/api/lifecycle/v1alpha1`); the renderers are at the
-//! end of this file and shared with [`super::eviction_status`].
+//! Error values that are not scalars are rendered by [`crate::render`].
 
 use k8s_openapi::api::lifecycle::v1alpha1::{
     Eviction, EvictionSpec, EvictionStatus, Requester, ResponderStatus, TargetResponder,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::constants::{
     MAX_PRIORITY, MAX_REQUESTERS, MAX_RESPONDER_MESSAGE, MAX_TARGET_RESPONDERS, STATES,
 };
 use super::eviction_status;
 use super::evictionrequest::{
-    next_generation, validate_condition_count, validate_intent, validate_observed_generation,
-    validate_target,
+    validate_condition_count, validate_intent, validate_observed_generation, validate_target,
 };
 use crate::absent::Absent;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
+use crate::keyed_list::validate_keyed_list;
 use crate::meta::{self, NameRule};
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
-use crate::time::format_rfc3339;
+use crate::nonnegative::validate_nonnegative_field;
+use crate::render;
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
 /// The registry strategy of Eviction (upstream
 /// `pkg/registry/lifecycle/eviction/strategy.go`).
@@ -169,25 +168,6 @@ pub fn validate_eviction_status_declarative(
     errs
 }
 
-/// `Duplicate <path>[j]` for every item whose name an earlier item already has.
-fn duplicates<T>(
-    list: &[T],
-    path: &Path,
-    name: impl Fn(&T) -> &str,
-    json: impl Fn(usize, &T) -> String,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    for (j, item) in list.iter().enumerate() {
-        if list[..j].iter().any(|earlier| name(earlier) == name(item)) {
-            errs.push(Error::duplicate(
-                &path.index(j),
-                BadValue::Json(json(j, item)),
-            ));
-        }
-    }
-    errs
-}
-
 /// A required name in the prefixed-label-key format (Required short-circuits).
 fn validate_name(path: &Path, name: &str) -> ErrorList {
     if name.is_empty() {
@@ -197,35 +177,81 @@ fn validate_name(path: &Path, name: &str) -> ErrorList {
     }
 }
 
-fn validate_requesters(new: &[Requester], old: &[Requester], path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    if new == old || new.is_empty() {
-        return errs;
+/// An item of a status list keyed by `name`.
+trait Named {
+    fn name(&self) -> &str;
+}
+
+impl Named for Requester {
+    fn name(&self) -> &str {
+        &self.name
     }
-    if new.len() > MAX_REQUESTERS {
-        errs.push(Error::too_many(path, new.len(), MAX_REQUESTERS).with_origin("maxItems"));
-        return errs;
+}
+
+impl Named for TargetResponder {
+    fn name(&self) -> &str {
+        &self.name
     }
-    errs.append(duplicates(
-        new,
-        path,
-        |r| r.name.as_str(),
-        |_, r| requester_json(r),
-    ));
-    for (i, r) in new.iter().enumerate() {
-        let old_item = old.iter().find(|o| o.name == r.name);
-        if old_item == Some(r) {
+}
+
+impl Named for ResponderStatus {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The declarative rules of a status list keyed by `name`, ratcheted: nothing
+/// when the list is empty or unchanged; the list-level rules
+/// ([`validate_keyed_list`], `json` renders item `j`); then for each item
+/// that is new or differs from the stored item of the same name, its name
+/// (new items only) and `item(i, new, stored, item_path)`. `submitted(i)`
+/// says whether item `i` carried every required field in the submitted JSON;
+/// an item without them counts as changed.
+fn validate_status_list<T: Named + PartialEq>(
+    new: &[T],
+    old: &[T],
+    path: &Path,
+    max: usize,
+    json: impl Fn(usize, &T) -> String,
+    submitted: impl Fn(usize) -> bool,
+    mut item: impl FnMut(usize, &T, Option<&T>, &Path) -> ErrorList,
+) -> ErrorList {
+    if new.is_empty() || (new == old && (0..new.len()).all(&submitted)) {
+        return ErrorList::new();
+    }
+    let mut errs = match validate_keyed_list(new, path, max, |t| t.name(), json) {
+        Ok(errs) => errs,
+        Err(too_many) => return too_many,
+    };
+    for (i, t) in new.iter().enumerate() {
+        let stored = old.iter().find(|o| o.name() == t.name());
+        if stored == Some(t) && submitted(i) {
             continue;
         }
         let item_path = path.index(i);
-        if old_item.is_none() {
-            errs.append(validate_name(&item_path.child("name"), &r.name));
+        if stored.is_none() {
+            errs.append(validate_name(&item_path.child("name"), t.name()));
         }
-        if old_item.map(|o| o.intent.as_str()) != Some(r.intent.as_str()) {
-            errs.append(validate_intent(&item_path.child("intent"), &r.intent));
-        }
+        errs.append(item(i, t, stored, &item_path));
     }
     errs
+}
+
+fn validate_requesters(new: &[Requester], old: &[Requester], path: &Path) -> ErrorList {
+    validate_status_list(
+        new,
+        old,
+        path,
+        MAX_REQUESTERS,
+        |_, r| render::requester(r),
+        |_| true,
+        |_, r, stored, item_path| {
+            if stored.map(|o| o.intent.as_str()) == Some(r.intent.as_str()) {
+                return ErrorList::new();
+            }
+            validate_intent(&item_path.child("intent"), &r.intent)
+        },
+    )
 }
 
 fn validate_target_responders(
@@ -234,61 +260,42 @@ fn validate_target_responders(
     path: &Path,
     absent: &Absent,
 ) -> ErrorList {
-    let mut errs = ErrorList::new();
     let priorities: Vec<Option<i32>> = new
         .iter()
         .enumerate()
         .map(|(i, t)| submitted_priority(t, i, absent))
         .collect();
-    let unchanged = new.len() == old.len()
-        && new
-            .iter()
-            .zip(old)
-            .zip(&priorities)
-            .all(|((n, o), p)| n == o && p.is_some());
-    if unchanged || new.is_empty() {
-        return errs;
-    }
-    if new.len() > MAX_TARGET_RESPONDERS {
-        errs.push(Error::too_many(path, new.len(), MAX_TARGET_RESPONDERS).with_origin("maxItems"));
-        return errs;
-    }
-    errs.append(duplicates(
-        new,
-        path,
-        |t| t.name.as_str(),
-        |j, t| target_responder_json(t, priorities.get(j).copied().flatten()),
-    ));
+    let priority = |i: usize| priorities.get(i).copied().flatten();
     let mut states: Vec<&str> = STATES.to_vec();
     states.sort_unstable();
-    for (i, t) in new.iter().enumerate() {
-        let priority = priorities.get(i).copied().flatten();
-        let old_item = old.iter().find(|o| o.name == t.name);
-        if old_item == Some(t) && priority.is_some() {
-            continue;
-        }
-        let item_path = path.index(i);
-        if old_item.is_none() {
-            errs.append(validate_name(&item_path.child("name"), &t.name));
-        }
-        let old_priority = old_item.map(|o| o.priority);
-        if old_priority.is_none() || old_priority != priority {
-            errs.append(validate_priority(
-                &item_path.child("priority"),
-                priority,
-                old_priority,
-            ));
-        }
-        if old_item.map(|o| o.state.as_str()) != Some(t.state.as_str()) {
-            let state_path = item_path.child("state");
-            if t.state.is_empty() {
-                errs.push(Error::required(&state_path, ""));
-            } else if !STATES.contains(&t.state.as_str()) {
-                errs.push(Error::not_supported(&state_path, t.state.as_str(), &states));
+    validate_status_list(
+        new,
+        old,
+        path,
+        MAX_TARGET_RESPONDERS,
+        |j, t| render::target_responder(t, priority(j)),
+        |i| priority(i).is_some(),
+        |i, t, stored, item_path| {
+            let mut errs = ErrorList::new();
+            let old_priority = stored.map(|o| o.priority);
+            if old_priority.is_none() || old_priority != priority(i) {
+                errs.append(validate_priority(
+                    &item_path.child("priority"),
+                    priority(i),
+                    old_priority,
+                ));
             }
-        }
-    }
-    errs
+            if stored.map(|o| o.state.as_str()) != Some(t.state.as_str()) {
+                let state_path = item_path.child("state");
+                if t.state.is_empty() {
+                    errs.push(Error::required(&state_path, ""));
+                } else if !STATES.contains(&t.state.as_str()) {
+                    errs.push(Error::not_supported(&state_path, t.state.as_str(), &states));
+                }
+            }
+            errs
+        },
+    )
 }
 
 /// `targetResponders[i].priority`: required, immutable once set (origin
@@ -320,11 +327,7 @@ fn validate_priority(path: &Path, priority: Option<i32>, old: Option<i32>) -> Er
             .with_origin("maximum"),
         );
     }
-    if p < 0 {
-        errs.push(
-            Error::invalid(path, p, "must be greater than or equal to 0").with_origin("minimum"),
-        );
-    }
+    errs.append(validate_nonnegative_field(i64::from(p), path));
     errs
 }
 
@@ -345,145 +348,34 @@ fn validate_frozen_time(path: &Path, new: Option<&Time>, old: Option<&Time>) -> 
 }
 
 fn validate_responders(new: &[ResponderStatus], old: &[ResponderStatus], path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    if new == old || new.is_empty() {
-        return errs;
-    }
-    if new.len() > MAX_TARGET_RESPONDERS {
-        errs.push(Error::too_many(path, new.len(), MAX_TARGET_RESPONDERS).with_origin("maxItems"));
-        return errs;
-    }
-    errs.append(duplicates(
+    validate_status_list(
         new,
+        old,
         path,
-        |r| r.name.as_str(),
-        |_, r| responder_status_json(r),
-    ));
-    for (i, r) in new.iter().enumerate() {
-        let old_item = old.iter().find(|o| o.name == r.name);
-        if old_item == Some(r) {
-            continue;
-        }
-        let item_path = path.index(i);
-        if old_item.is_none() {
-            errs.append(validate_name(&item_path.child("name"), &r.name));
-        }
-        errs.append(validate_frozen_time(
-            &item_path.child("startTime"),
-            r.start_time.as_ref(),
-            old_item.and_then(|o| o.start_time.as_ref()),
-        ));
-        errs.append(validate_frozen_time(
-            &item_path.child("completionTime"),
-            r.completion_time.as_ref(),
-            old_item.and_then(|o| o.completion_time.as_ref()),
-        ));
-        if let Some(message) = &r.message
-            && old_item.and_then(|o| o.message.as_ref()) != Some(message)
-            && message.chars().count() > MAX_RESPONDER_MESSAGE
-        {
-            errs.push(
-                Error::too_long_characters(&item_path.child("message"), MAX_RESPONDER_MESSAGE)
-                    .with_origin("maxLength"),
+        MAX_TARGET_RESPONDERS,
+        |_, r| render::responder_status(r),
+        |_| true,
+        |_, r, stored, item_path| {
+            let mut errs = validate_frozen_time(
+                &item_path.child("startTime"),
+                r.start_time.as_ref(),
+                stored.and_then(|o| o.start_time.as_ref()),
             );
-        }
-    }
-    errs
-}
-
-// ---------------------------------------------------------------------------
-// Bad values rendered as Go's encoding/json renders the v1alpha1 types.
-
-/// A string as Go's `json.Marshal` writes it (HTML-sensitive characters escaped).
-pub(crate) fn go_json_string(s: &str) -> String {
-    serde_json::Value::String(s.to_owned())
-        .to_string()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
-}
-
-/// A `metav1.Time` as JSON: the quoted RFC 3339 text.
-pub(crate) fn time_json(t: &Time) -> String {
-    format!("\"{}\"", format_rfc3339(t.0))
-}
-
-/// A time as an error value.
-pub(crate) fn time_value(t: &Time) -> BadValue {
-    BadValue::Json(time_json(t))
-}
-
-/// `{"name":…,"intent":…}`.
-pub(crate) fn requester_json(r: &Requester) -> String {
-    format!(
-        "{{\"name\":{},\"intent\":{}}}",
-        go_json_string(&r.name),
-        go_json_string(&r.intent)
+            errs.append(validate_frozen_time(
+                &item_path.child("completionTime"),
+                r.completion_time.as_ref(),
+                stored.and_then(|o| o.completion_time.as_ref()),
+            ));
+            if let Some(message) = &r.message
+                && stored.and_then(|o| o.message.as_ref()) != Some(message)
+                && message.chars().count() > MAX_RESPONDER_MESSAGE
+            {
+                errs.push(
+                    Error::too_long_characters(&item_path.child("message"), MAX_RESPONDER_MESSAGE)
+                        .with_origin("maxLength"),
+                );
+            }
+            errs
+        },
     )
-}
-
-/// `{"name":…,"priority":…,"state":…}` (`priority` is `null` when missing).
-pub(crate) fn target_responder_json(t: &TargetResponder, priority: Option<i32>) -> String {
-    let priority = priority.map_or_else(|| "null".to_owned(), |p| p.to_string());
-    format!(
-        "{{\"name\":{},\"priority\":{priority},\"state\":{}}}",
-        go_json_string(&t.name),
-        go_json_string(&t.state)
-    )
-}
-
-/// A ResponderStatus; unset optional fields are omitted (`omitempty`).
-pub(crate) fn responder_status_json(r: &ResponderStatus) -> String {
-    let mut s = format!("{{\"name\":{}", go_json_string(&r.name));
-    for (key, value) in [
-        ("startTime", &r.start_time),
-        ("heartbeatTime", &r.heartbeat_time),
-        ("expectedCompletionTime", &r.expected_completion_time),
-        ("completionTime", &r.completion_time),
-    ] {
-        if let Some(t) = value {
-            s.push_str(&format!(",\"{key}\":{}", time_json(t)));
-        }
-    }
-    if let Some(m) = &r.message {
-        s.push_str(&format!(",\"message\":{}", go_json_string(m)));
-    }
-    s.push('}');
-    s
-}
-
-/// A `metav1.Condition` (`observedGeneration` omitted when 0).
-pub(crate) fn condition_json(c: &Condition) -> String {
-    let mut s = format!(
-        "{{\"type\":{},\"status\":{}",
-        go_json_string(&c.type_),
-        go_json_string(&c.status)
-    );
-    if let Some(g) = c.observed_generation.filter(|g| *g != 0) {
-        s.push_str(&format!(",\"observedGeneration\":{g}"));
-    }
-    let ltt = if c.last_transition_time.0 == jiff::Timestamp::UNIX_EPOCH {
-        "null".to_owned()
-    } else {
-        time_json(&c.last_transition_time)
-    };
-    s.push_str(&format!(
-        ",\"lastTransitionTime\":{ltt},\"reason\":{},\"message\":{}}}",
-        go_json_string(&c.reason),
-        go_json_string(&c.message)
-    ));
-    s
-}
-
-/// A list as JSON (`null` when unset, like a Go nil slice).
-pub(crate) fn list_json<T>(list: Option<&[T]>, item: impl Fn(usize, &T) -> String) -> String {
-    match list {
-        None => "null".to_owned(),
-        Some(items) => {
-            let parts: Vec<String> = items.iter().enumerate().map(|(i, t)| item(i, t)).collect();
-            format!("[{}]", parts.join(","))
-        }
-    }
 }

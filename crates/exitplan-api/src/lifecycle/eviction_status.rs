@@ -22,14 +22,13 @@ use super::constants::{
     MSG_HEARTBEAT_IN_PROGRESS, MSG_MISSING_COMPLETION_TIME, MSG_RESERVED_PRIORITY, STATE_ACTIVE,
     STATE_CANCELED, STATE_COMPLETED, STATE_INACTIVE, STATE_INTERRUPTED, is_final_state,
 };
-use super::eviction::{
-    condition_json, items, list_json, responder_status_json, submitted_priority,
-    target_responder_json, time_value,
-};
+use super::eviction::{items, submitted_priority};
 use super::sort;
 use crate::conditions;
+use crate::core::constants::CONDITION_TRUE;
 use crate::field::{BadValue, Error, ErrorList, Path, go_quote};
 use crate::meta::{self, FIELD_IMMUTABLE};
+use crate::render;
 use crate::strategy::Context;
 use crate::time::add;
 
@@ -70,7 +69,7 @@ pub fn validate_eviction_status_update(
 fn is_condition_true(list: &[Condition], type_: &str) -> bool {
     list.iter()
         .find(|c| c.type_ == type_)
-        .is_some_and(|c| c.status == "True")
+        .is_some_and(|c| c.status == CONDITION_TRUE)
 }
 
 /// Step 1: a `TargetEvicted` or `Failed` condition that was True must stay
@@ -88,12 +87,12 @@ fn validate_frozen_conditions(
     for old_cond in items(&os.conditions) {
         let frozen = [CONDITION_TARGET_EVICTED, CONDITION_FAILED]
             .contains(&old_cond.type_.as_str())
-            && old_cond.status == "True";
+            && old_cond.status == CONDITION_TRUE;
         if frozen && new_conds.iter().find(|c| c.type_ == old_cond.type_) != Some(old_cond) {
             errs.push(Error::invalid(
                 path,
-                BadValue::Json(list_json(ns.conditions.as_deref(), |_, c| {
-                    condition_json(c)
+                BadValue::Json(render::list(ns.conditions.as_deref(), |_, c| {
+                    render::condition(c)
                 })),
                 format!("{} condition status cannot be reverted", old_cond.type_),
             ));
@@ -103,14 +102,37 @@ fn validate_frozen_conditions(
     (errs, is_final)
 }
 
-fn sorted_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut v: Vec<&str> = names.collect();
+/// The names of a keyed list, sorted.
+fn sorted_names<'a, T: 'a>(list: &'a [T], name: impl Fn(&'a T) -> &'a str) -> Vec<&'a str> {
+    let mut v: Vec<&str> = list.iter().map(name).collect();
     v.sort_unstable();
     v
 }
 
-fn has_duplicate_names<'a>(names: impl Iterator<Item = &'a str>) -> bool {
-    sorted_names(names).windows(2).any(|w| w[0] == w[1])
+/// Whether two sorted name lists hold the same keys; otherwise the detail
+/// to report: `len_detail` when the lengths differ, else `keys_detail`.
+fn key_set_mismatch(
+    names: &[&str],
+    expected: &[&str],
+    len_detail: &'static str,
+    keys_detail: &'static str,
+) -> Option<&'static str> {
+    if names.len() != expected.len() {
+        Some(len_detail)
+    } else if names != expected {
+        Some(keys_detail)
+    } else {
+        None
+    }
+}
+
+/// Whether the per-item rules can judge a list with these sorted names: it
+/// is initialized (non-empty), within the maximum and without duplicate
+/// names (otherwise the declarative rules report it).
+fn judgeable(names: &[&str]) -> bool {
+    !names.is_empty()
+        && names.len() <= MAX_TARGET_RESPONDERS
+        && !names.windows(2).any(|w| w[0] == w[1])
 }
 
 /// What state a responder may be in after this write, and why.
@@ -223,39 +245,28 @@ fn validate_target_responders(
         .map(|(i, t)| submitted_priority(t, i, ctx.absent))
         .collect();
     let list_value = || {
-        BadValue::Json(list_json(ns.target_responders.as_deref(), |i, t| {
-            target_responder_json(t, priorities.get(i).copied().flatten())
+        BadValue::Json(render::list(ns.target_responders.as_deref(), |i, t| {
+            render::target_responder(t, priorities.get(i).copied().flatten())
         }))
     };
     let mut errs = ErrorList::new();
 
     // Step 3: the key set is fixed once initialized.
-    if !old_tr.is_empty() {
-        if new_tr.len() != old_tr.len() {
-            errs.push(Error::invalid(
-                &path,
-                list_value(),
-                "must preserve the same length and the same keys",
-            ));
-            return errs;
-        }
-        if sorted_names(new_tr.iter().map(|t| t.name.as_str()))
-            != sorted_names(old_tr.iter().map(|t| t.name.as_str()))
-        {
-            errs.push(Error::invalid(
-                &path,
-                list_value(),
-                "must preserve the same keys",
-            ));
-            return errs;
-        }
+    let new_names = sorted_names(new_tr, |t| t.name.as_str());
+    if !old_tr.is_empty()
+        && let Some(detail) = key_set_mismatch(
+            &new_names,
+            &sorted_names(old_tr, |t| t.name.as_str()),
+            "must preserve the same length and the same keys",
+            "must preserve the same keys",
+        )
+    {
+        errs.push(Error::invalid(&path, list_value(), detail));
+        return errs;
     }
     // Empty (not initialized), too long or with duplicate names (declarative
     // errors): no transition can be judged.
-    if new_tr.is_empty()
-        || new_tr.len() > MAX_TARGET_RESPONDERS
-        || has_duplicate_names(new_tr.iter().map(|t| t.name.as_str()))
-    {
+    if !judgeable(&new_names) {
         return errs;
     }
 
@@ -274,7 +285,7 @@ fn validate_target_responders(
         let Some(rs) = new_rs.iter().find(|r| r.name == t.name) else {
             errs.push(Error::invalid(
                 &item_path,
-                BadValue::Json(target_responder_json(t, priority)),
+                BadValue::Json(render::target_responder(t, priority)),
                 format!(
                     "{} has to be tracked in status.responders first",
                     go_quote(&t.name)
@@ -350,35 +361,24 @@ fn validate_responder_statuses(
     let new_rs = items(&ns.responders);
     let old_rs = items(&os.responders);
     let list_value = || {
-        BadValue::Json(list_json(ns.responders.as_deref(), |_, r| {
-            responder_status_json(r)
+        BadValue::Json(render::list(ns.responders.as_deref(), |_, r| {
+            render::responder_status(r)
         }))
     };
     let mut errs = ErrorList::new();
 
     // Step 7: the same keys as the new targetResponders.
-    if new_tr.len() != new_rs.len() {
-        errs.push(Error::invalid(
-            &path,
-            list_value(),
-            "must be the same length as status.targetResponders and contain the same keys",
-        ));
+    let names = sorted_names(new_rs, |r| r.name.as_str());
+    if let Some(detail) = key_set_mismatch(
+        &names,
+        &sorted_names(new_tr, |t| t.name.as_str()),
+        "must be the same length as status.targetResponders and contain the same keys",
+        "must contain the same keys as status.targetResponders",
+    ) {
+        errs.push(Error::invalid(&path, list_value(), detail));
         return errs;
     }
-    if sorted_names(new_tr.iter().map(|t| t.name.as_str()))
-        != sorted_names(new_rs.iter().map(|r| r.name.as_str()))
-    {
-        errs.push(Error::invalid(
-            &path,
-            list_value(),
-            "must contain the same keys as status.targetResponders",
-        ));
-        return errs;
-    }
-    if new_rs.is_empty()
-        || new_rs.len() > MAX_TARGET_RESPONDERS
-        || has_duplicate_names(new_rs.iter().map(|r| r.name.as_str()))
-    {
+    if !judgeable(&names) {
         return errs;
     }
 
@@ -423,7 +423,7 @@ fn validate_responder_status(
         errs.push(
             Error::invalid(
                 path,
-                BadValue::Json(responder_status_json(new)),
+                BadValue::Json(render::responder_status(new)),
                 FIELD_IMMUTABLE,
             )
             .with_origin("immutable"),
@@ -448,7 +448,7 @@ fn validate_responder_status(
         {
             errs.push(Error::invalid(
                 &start_path,
-                time_value(s),
+                s,
                 "must be set to the present time",
             ));
         }
@@ -475,7 +475,7 @@ fn validate_responder_status(
             Some(_) => None,
         };
         if let Some(detail) = detail {
-            errs.push(Error::invalid(&hb_path, time_value(hb), detail));
+            errs.push(Error::invalid(&hb_path, hb, detail));
         }
     }
 
@@ -497,7 +497,7 @@ fn validate_responder_status(
         if let Some(detail) = detail {
             errs.push(Error::invalid(
                 &path.child("expectedCompletionTime"),
-                time_value(ect),
+                ect,
                 detail,
             ));
         }
@@ -515,11 +515,7 @@ fn validate_responder_status(
             Some(_) => None,
         };
         if let Some(detail) = detail {
-            errs.push(Error::invalid(
-                &path.child("completionTime"),
-                time_value(ct),
-                detail,
-            ));
+            errs.push(Error::invalid(&path.child("completionTime"), ct, detail));
         }
     }
     errs

@@ -23,7 +23,7 @@ use crate::conditions;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
 use crate::meta::{self, FIELD_IMMUTABLE, NameRule};
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
 /// The detail of the declarative `union` rule on `spec.target` (only `pod` exists).
 pub const TARGET_UNION_DETAIL: &str = "must specify one of: `pod`";
@@ -75,15 +75,6 @@ impl Strategy for EvictionRequestStrategy {
         ctx: &Context<'_>,
     ) -> ErrorList {
         validate_eviction_request_status_update(new, old, ctx.absent)
-    }
-}
-
-/// `old + 1` when `changed`, else `old` (a missing generation counts as 0).
-pub(crate) fn next_generation(old: Option<i64>, changed: bool) -> Option<i64> {
-    if changed {
-        Some(old.unwrap_or(0).saturating_add(1))
-    } else {
-        old
     }
 }
 

@@ -14,21 +14,18 @@ use k8s_openapi::api::policy::v1::{
 };
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::constants::{ALWAYS_ALLOW, IF_HEALTHY_BUDGET};
 use crate::absent::Absent;
-use crate::batch::equality::semantic_eq;
-use crate::batch::generic_meta::{validate_common_fields, validate_object_meta_generic};
-use crate::batch::label_selector::validate_label_selector;
-use crate::batch::nonnegative::validate_nonnegative_field;
-use crate::batch::render;
 use crate::conditions::validate_conditions;
+use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats;
-use crate::strategy::{Context, Strategy, reset_metadata_for_status};
+use crate::meta::generic::{before_create, validate_common_fields};
+use crate::nonnegative::validate_nonnegative_field;
+use crate::render;
+use crate::selector::validate_label_selector;
+use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
 
-/// unhealthyPodEvictionPolicy: evict unhealthy pods only while the budget is healthy.
-pub const IF_HEALTHY_BUDGET: &str = "IfHealthyBudget";
-/// unhealthyPodEvictionPolicy: always allow evicting unhealthy pods.
-pub const ALWAYS_ALLOW: &str = "AlwaysAllow";
 /// Supported unhealthyPodEvictionPolicy values, sorted as upstream prints them.
 const UNHEALTHY_POD_EVICTION_POLICIES: [&str; 2] = [ALWAYS_ALLOW, IF_HEALTHY_BUDGET];
 
@@ -90,21 +87,6 @@ pub fn is_not_more_than_100_percent(v: &IntOrString, path: &Path) -> ErrorList {
     )])
 }
 
-/// The internal `policy.PodDisruptionBudgetSpec` as upstream renders it.
-fn render_spec(spec: &PodDisruptionBudgetSpec) -> String {
-    let opt = |v: Option<String>| v.unwrap_or_else(|| "null".to_owned());
-    format!(
-        "{{\"MinAvailable\":{},\"Selector\":{},\"MaxUnavailable\":{},\"UnhealthyPodEvictionPolicy\":{}}}",
-        opt(spec.min_available.as_ref().map(render::int_or_string)),
-        render::label_selector_opt(spec.selector.as_ref()),
-        opt(spec.max_unavailable.as_ref().map(render::int_or_string)),
-        opt(spec
-            .unhealthy_pod_eviction_policy
-            .as_deref()
-            .map(render::string)),
-    )
-}
-
 /// `ValidatePodDisruptionBudgetSpec`: minAvailable xor maxUnavailable, each
 /// a non-negative int or a percent ≤ 100%, a well-formed selector, and a
 /// known unhealthyPodEvictionPolicy.
@@ -117,7 +99,7 @@ pub fn validate_pod_disruption_budget_spec(
     if spec.min_available.is_some() && spec.max_unavailable.is_some() {
         errs.push(Error::invalid(
             path,
-            BadValue::Json(render_spec(spec)),
+            BadValue::Json(render::pod_disruption_budget_spec(spec)),
             "minAvailable and maxUnavailable cannot be both set",
         ));
     }
@@ -214,19 +196,14 @@ impl Strategy for PodDisruptionBudgetStrategy {
     /// The spec; metadata only once the spec passed (`BeforeCreate` order).
     fn validate_create(obj: &PodDisruptionBudget, _ctx: &Context<'_>) -> ErrorList {
         let errs = validate_pod_disruption_budget(obj, false);
-        if !errs.is_empty() {
-            return errs;
-        }
-        validate_object_meta_generic(&obj.metadata)
+        before_create(errs, &obj.metadata)
     }
 
     /// Status kept; generation bumped when the spec changed.
     fn prepare_for_update(new: &mut PodDisruptionBudget, old: &PodDisruptionBudget) {
         new.status.clone_from(&old.status);
-        new.metadata.generation = old.metadata.generation;
-        if !semantic_eq(&new.spec, &old.spec) {
-            new.metadata.generation = Some(old.metadata.generation.unwrap_or(0) + 1);
-        }
+        new.metadata.generation =
+            next_generation(old.metadata.generation, !semantic_eq(&new.spec, &old.spec));
     }
 
     /// Common metadata fields, then the spec. Invalid label values already

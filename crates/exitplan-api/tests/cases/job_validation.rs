@@ -10,14 +10,14 @@
 
 use exitplan_api::absent::Absent;
 use exitplan_api::batch::{JobStrategy, JobValidationOptions, default_job, validate_job};
-use exitplan_api::field::{ErrorList, ErrorType};
+use exitplan_api::field::{ErrorList, ErrorType, Path};
 use exitplan_api::strategy::{Context, Strategy, admit_create, admit_status_update, admit_update};
 use k8s_openapi::api::batch::v1::{
     Job, JobCondition, JobSpec, JobStatus, PodFailurePolicy,
     PodFailurePolicyOnExitCodesRequirement, PodFailurePolicyOnPodConditionsPattern,
     PodFailurePolicyRule,
 };
-use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
+use k8s_openapi::api::core::v1::{Container, EvictionResponder, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, Time};
 
 use ErrorType::{Duplicate, Invalid, NotSupported, Required, TooMany};
@@ -1134,6 +1134,102 @@ fn update_template_is_immutable_unless_suspended_and_never_started() {
         JobStrategy::validate_update(&new, &old_suspended, &ctx(&absent)).len(),
         1,
         "only scheduling directives are mutable"
+    );
+}
+
+fn with_responders(job: &mut Job, responders: Vec<EvictionResponder>) {
+    if let Some(p) = job.spec.as_mut().and_then(|s| s.template.spec.as_mut()) {
+        p.eviction_responders = Some(responders);
+    }
+}
+
+fn responder(name: &str, priority: i32) -> EvictionResponder {
+    EvictionResponder {
+        name: name.into(),
+        priority,
+    }
+}
+
+/// The template's pod spec carries `evictionResponders` (eviction spec §3):
+/// validated at `spec.template.spec` on create, after the Job rules.
+#[test]
+fn template_eviction_responders_are_validated_on_create() {
+    let absent = Absent::default();
+    let mut job = submitted(|_| {});
+    with_responders(&mut job, vec![responder("k8s.io/x", 10000)]);
+    let err = admit_create::<JobStrategy>(&mut job, &ctx(&absent)).expect_err("reserved domain");
+    assert_errors(
+        "reserved domain",
+        &err.errors,
+        &[w(
+            Invalid,
+            "spec.template.spec.evictionResponders[0].name",
+            r#"Invalid value: "k8s.io/x": domain names *.k8s.io, *.kubernetes.io are reserved"#,
+        )],
+    );
+    assert_eq!(
+        err.errors.to_string(),
+        r#"spec.template.spec.evictionResponders[0].name: Invalid value: "k8s.io/x": domain names *.k8s.io, *.kubernetes.io are reserved"#
+    );
+
+    // A priority missing from the submitted JSON is required.
+    let mut absent = Absent::default();
+    absent.insert(
+        &Path::new("spec")
+            .child("template")
+            .child("spec")
+            .child("evictionResponders")
+            .index(0)
+            .child("priority"),
+    );
+    let mut job = submitted(|_| {});
+    with_responders(&mut job, vec![responder("example.com/drain", 0)]);
+    let err = admit_create::<JobStrategy>(&mut job, &ctx(&absent)).expect_err("required");
+    assert_errors(
+        "missing priority",
+        &err.errors,
+        &[w(
+            Required,
+            "spec.template.spec.evictionResponders[0].priority",
+            "Required value",
+        )],
+    );
+
+    let mut job = submitted(|_| {});
+    with_responders(&mut job, vec![responder("example.com/drain", 10000)]);
+    admit_create::<JobStrategy>(&mut job, &ctx(&Absent::default())).expect("valid responder");
+}
+
+/// On update the list is validated only when it changed (declarative
+/// validation ratchets unchanged fields).
+#[test]
+fn template_eviction_responders_are_ratcheted_on_update() {
+    let absent = Absent::default();
+    let mut old = stored(submitted(|_| {}));
+    // Stored before the rule existed.
+    with_responders(&mut old, vec![responder("k8s.io/x", 10000)]);
+    let mut new = old.clone();
+    if let Some(s) = new.spec.as_mut() {
+        s.parallelism = Some(3);
+    }
+    assert_errors(
+        "unchanged list",
+        &JobStrategy::validate_update(&new, &old, &ctx(&absent)),
+        &[],
+    );
+
+    with_responders(&mut new, vec![responder("kubernetes.io/y", 10000)]);
+    let errs = JobStrategy::validate_update(&new, &old, &ctx(&absent));
+    let fields: Vec<(&str, ErrorType)> = errs
+        .iter()
+        .map(|e| (e.field.as_str(), e.error_type))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("spec.template", Invalid),
+            ("spec.template.spec.evictionResponders[0].name", Invalid),
+        ]
     );
 }
 

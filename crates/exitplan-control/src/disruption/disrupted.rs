@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use exitplan_api::policy::eviction_subresource::budget::is_ready;
+use exitplan_api::core::podutil::is_ready;
 use exitplan_api::time::add;
 
 /// How long an eviction may take to show up as a deleting pod (`DeletionTimeout`).

@@ -5,7 +5,10 @@
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::{Pod, PodCondition};
 
-use exitplan_api::batch::constants::POD_CONDITION_DISRUPTION_TARGET;
+use exitplan_api::core::constants::{
+    CONDITION_FALSE, CONDITION_TRUE, POD_CONDITION_DISRUPTION_TARGET,
+};
+use exitplan_api::core::podutil::is_terminal;
 use exitplan_api::time::mtime;
 
 /// How long a `DisruptionTarget=True` condition may stand on a pod that is
@@ -37,8 +40,8 @@ pub fn stale_disruption_target(pod: &Pod, now: Timestamp) -> Option<StaleCleanup
         .as_ref()?
         .iter()
         .find(|c| c.type_ == POD_CONDITION_DISRUPTION_TARGET)?;
-    let terminal = matches!(status.phase.as_deref(), Some("Succeeded" | "Failed"));
-    if cond.status != "True"
+    let terminal = is_terminal(pod);
+    if cond.status != CONDITION_TRUE
         || cond.reason.as_deref() == Some(REASON_TERMINATION_BY_KUBELET)
         || terminal
     {
@@ -62,7 +65,7 @@ pub fn stale_disruption_target(pod: &Pod, now: Timestamp) -> Option<StaleCleanup
         .find(|c| c.type_ == POD_CONDITION_DISRUPTION_TARGET)?;
     *slot = PodCondition {
         type_: POD_CONDITION_DISRUPTION_TARGET.to_owned(),
-        status: "False".to_owned(),
+        status: CONDITION_FALSE.to_owned(),
         last_transition_time: Some(mtime(now)),
         ..PodCondition::default()
     };

@@ -9,11 +9,12 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference, Time};
 
-use exitplan_api::policy::eviction_subresource::budget::{
+use exitplan_api::core::constants::{CONDITION_FALSE, CONDITION_TRUE};
+use exitplan_api::policy::constants::{
     CONDITION_DISRUPTION_ALLOWED, REASON_INSUFFICIENT_PODS, REASON_SUFFICIENT_PODS,
     REASON_SYNC_FAILED,
 };
-use exitplan_api::policy::selector;
+use exitplan_api::selector;
 
 use super::disrupted::{build_disrupted_pod_map, count_healthy};
 use super::expected::expected_pod_count;
@@ -147,9 +148,9 @@ fn update_status(
     }
     let mut conditions = old.conditions.clone().unwrap_or_default();
     let (status, reason) = if allowed > 0 {
-        ("True", REASON_SUFFICIENT_PODS)
+        (CONDITION_TRUE, REASON_SUFFICIENT_PODS)
     } else {
-        ("False", REASON_INSUFFICIENT_PODS)
+        (CONDITION_FALSE, REASON_INSUFFICIENT_PODS)
     };
     conditions::set(
         &mut conditions,
@@ -190,9 +191,9 @@ fn conditions_up_to_date(status: &PodDisruptionBudgetStatus, generation: i64) ->
         return false;
     }
     if status.disruptions_allowed.unwrap_or(0) > 0 {
-        cond.status == "True" && cond.reason == REASON_SUFFICIENT_PODS
+        cond.status == CONDITION_TRUE && cond.reason == REASON_SUFFICIENT_PODS
     } else {
-        cond.status == "False" && cond.reason == REASON_INSUFFICIENT_PODS
+        cond.status == CONDITION_FALSE && cond.reason == REASON_INSUFFICIENT_PODS
     }
 }
 
@@ -209,7 +210,7 @@ pub fn fail_safe(pdb: &PodDisruptionBudget, error: &str, now: Timestamp) -> PodD
         status.conditions.get_or_insert_with(Vec::new),
         &ConditionSpec {
             type_: CONDITION_DISRUPTION_ALLOWED,
-            status: "False",
+            status: CONDITION_FALSE,
             reason: REASON_SYNC_FAILED,
             message: error,
             observed_generation: non_zero(observed),

@@ -3,6 +3,7 @@
 use k8s_openapi::api::lifecycle::v1alpha1::{Eviction, EvictionRequest};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
+use exitplan_api::core::constants::CONDITION_TRUE;
 use exitplan_api::lifecycle::constants::{
     CONDITION_FAILED, CONDITION_TARGET_EVICTED, REASON_EVICTION_INVALID,
 };
@@ -49,5 +50,5 @@ pub fn has_eviction_request_completed(request: &EvictionRequest) -> bool {
         return true;
     }
     find(conditions, CONDITION_FAILED)
-        .is_some_and(|c| c.status == "True" && c.reason == REASON_EVICTION_INVALID)
+        .is_some_and(|c| c.status == CONDITION_TRUE && c.reason == REASON_EVICTION_INVALID)
 }

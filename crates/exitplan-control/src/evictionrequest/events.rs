@@ -17,13 +17,13 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::lifecycle::v1alpha1::{Eviction, EvictionRequest};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
+use exitplan_api::core::podutil::{is_terminal, phase};
 use exitplan_api::lifecycle::constants::{
     CONDITION_FAILED, CONDITION_TARGET_EVICTED, GRACEFUL_COMPLETION_DELAY,
 };
 
 use super::completion::has_eviction_completed;
 use super::keys::queue_key;
-use super::target::is_pod_terminal;
 use crate::conditions::find;
 
 /// Keys to add to the controller's three queues.
@@ -150,9 +150,8 @@ pub fn on_eviction_request_delete(
 
 /// Pod updated; `pod_evictions` = the Evictions indexed under its UID.
 pub fn on_pod_update(old: &Pod, new: &Pod, pod_evictions: &[&Eviction]) -> Enqueue {
-    let phase = |p: &Pod| p.status.as_ref().and_then(|s| s.phase.clone());
     let relevant = old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
-        || (phase(old) != phase(new) && is_pod_terminal(new));
+        || (phase(old) != phase(new) && is_terminal(new));
     Enqueue {
         evictions: if relevant {
             eviction_keys(pod_evictions)

@@ -27,7 +27,7 @@ use k8s_openapi::api::lifecycle::v1alpha1::{
 
 use exitplan_api::lifecycle::constants::{
     MAX_REQUESTERS, MSG_DUPLICATE_EVICTION, MSG_SCHEDULING_GROUP, MSG_UNSUPPORTED_TARGET,
-    STATE_ACTIVE,
+    STATE_ACTIVE, TARGET_TYPE_POD,
 };
 use exitplan_api::lifecycle::sort::sort_target_responders;
 use exitplan_api::time::mtime;
@@ -40,7 +40,7 @@ use super::requesters::{aggregate_requesters, has_eviction_intent};
 use super::responders::{
     ProgressionMode, find_state, find_status, get_or_initialize, progress, should_defer_completion,
 };
-use super::target::{TARGET_TYPE_POD, Target};
+use super::target::Target;
 
 /// Everything `sync_eviction` looks at.
 #[derive(Clone, Copy, Debug)]

@@ -61,4 +61,4 @@ pub use relevant::{RelevantEviction, find_relevant_eviction};
 pub use request_sync::{EvictionRequestSyncInput, EvictionRequestSyncPlan, sync_eviction_request};
 pub use requesters::sort_eviction_requests_by_relevance;
 pub use responders::should_defer_completion;
-pub use target::{TARGET_TYPE_POD, is_pod_terminal, pod_responders_with_default};
+pub use target::pod_responders_with_default;

@@ -17,11 +17,8 @@
 //! exactly 253 bytes long, i.e. was truncated — be a prefix of it, so long
 //! pod names can share one counter space. Gaps are never filled.
 
-/// Longest DNS-1123 subdomain, hence the longest object name.
-const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
-
-/// Eviction-name prefix for pod targets.
-const POD_PREFIX: &str = "pod-";
+use exitplan_api::formats::DNS1123_SUBDOMAIN_MAX_LENGTH;
+use exitplan_api::lifecycle::constants::EVICTION_NAME_POD_PREFIX;
 
 /// The name for a new Eviction of pod `pod_name`, given the names of all
 /// Evictions in the namespace; `None` for an empty pod name (upstream returns
@@ -50,7 +47,10 @@ pub fn new_eviction_name<'a>(
         }
     }
     // Go's `int` wraps on overflow; reproduce rather than panic.
-    let mut out = format!("{POD_PREFIX}{}-{pod_name}", counter.wrapping_add(1));
+    let mut out = format!(
+        "{EVICTION_NAME_POD_PREFIX}{}-{pod_name}",
+        counter.wrapping_add(1)
+    );
     if out.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
         let mut end = DNS1123_SUBDOMAIN_MAX_LENGTH;
         while !out.is_char_boundary(end) {
@@ -64,9 +64,9 @@ pub fn new_eviction_name<'a>(
 /// `(counter digits, name part)` of the leftmost match of `pod-([0-9]+)-(.*)$`.
 fn match_eviction_name(name: &str) -> Option<(&str, &str)> {
     let mut from = 0;
-    while let Some(offset) = name.get(from..)?.find(POD_PREFIX) {
+    while let Some(offset) = name.get(from..)?.find(EVICTION_NAME_POD_PREFIX) {
         let start = from + offset;
-        let after_prefix = start + POD_PREFIX.len();
+        let after_prefix = start + EVICTION_NAME_POD_PREFIX.len();
         let rest = name.get(after_prefix..)?;
         let digits_len = rest.bytes().take_while(u8::is_ascii_digit).count();
         if digits_len > 0 && rest.as_bytes().get(digits_len) == Some(&b'-') {

@@ -6,6 +6,7 @@
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
+use exitplan_api::core::constants::{CONDITION_FALSE, CONDITION_TRUE};
 use exitplan_api::lifecycle::constants::{
     CONDITION_FAILED, CONDITION_TARGET_EVICTED, MSG_NO_FURTHER_RESPONDER, MSG_NO_REQUESTERS,
     MSG_POD_DELETED, MSG_POD_TERMINAL, REASON_AWAITING_EVICTION, REASON_CANCELED_NO_REQUESTERS,
@@ -50,10 +51,10 @@ fn spec<'a>(
 impl<'a> Outcome<'a> {
     /// The `(Failed, TargetEvicted)` condition specs of this outcome.
     pub fn conditions(self) -> [ConditionSpec<'a>; 2] {
-        let failed_false = |reason| spec(CONDITION_FAILED, "False", reason, "");
+        let failed_false = |reason| spec(CONDITION_FAILED, CONDITION_FALSE, reason, "");
         let evicted_failed = spec(
             CONDITION_TARGET_EVICTED,
-            "False",
+            CONDITION_FALSE,
             REASON_EVICTION_FAILED,
             "",
         );
@@ -62,7 +63,7 @@ impl<'a> Outcome<'a> {
                 failed_false(REASON_AWAITING_EVICTION),
                 spec(
                     CONDITION_TARGET_EVICTED,
-                    "False",
+                    CONDITION_FALSE,
                     REASON_AWAITING_EVICTION,
                     "",
                 ),
@@ -71,7 +72,7 @@ impl<'a> Outcome<'a> {
                 failed_false(REASON_SUCCEEDED),
                 spec(
                     CONDITION_TARGET_EVICTED,
-                    "True",
+                    CONDITION_TRUE,
                     REASON_POD_DELETED,
                     MSG_POD_DELETED,
                 ),
@@ -80,7 +81,7 @@ impl<'a> Outcome<'a> {
                 failed_false(REASON_SUCCEEDED),
                 spec(
                     CONDITION_TARGET_EVICTED,
-                    "True",
+                    CONDITION_TRUE,
                     REASON_POD_TERMINAL,
                     MSG_POD_TERMINAL,
                 ),
@@ -88,7 +89,7 @@ impl<'a> Outcome<'a> {
             Outcome::Canceled => [
                 spec(
                     CONDITION_FAILED,
-                    "True",
+                    CONDITION_TRUE,
                     REASON_CANCELED_NO_REQUESTERS,
                     MSG_NO_REQUESTERS,
                 ),
@@ -97,14 +98,19 @@ impl<'a> Outcome<'a> {
             Outcome::NoFurtherResponder => [
                 spec(
                     CONDITION_FAILED,
-                    "True",
+                    CONDITION_TRUE,
                     REASON_NO_FURTHER_RESPONDER,
                     MSG_NO_FURTHER_RESPONDER,
                 ),
                 evicted_failed,
             ],
             Outcome::Invalid(message) => [
-                spec(CONDITION_FAILED, "True", REASON_EVICTION_INVALID, message),
+                spec(
+                    CONDITION_FAILED,
+                    CONDITION_TRUE,
+                    REASON_EVICTION_INVALID,
+                    message,
+                ),
                 evicted_failed,
             ],
         }

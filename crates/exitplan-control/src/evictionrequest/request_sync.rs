@@ -18,10 +18,11 @@ use k8s_openapi::api::lifecycle::v1alpha1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, OwnerReference};
 
+use exitplan_api::core::constants::CONDITION_FALSE;
 use exitplan_api::lifecycle::constants::{
-    CONDITION_FAILED, CONDITION_TARGET_EVICTED, MSG_SCHEDULING_GROUP, MSG_TARGET_NOT_FOUND,
-    MSG_UNSUPPORTED_TARGET, MSG_WAITING_FOR_EVICTION, REASON_AWAITING_EVICTION, ROLE_REQUESTER,
-    msg_uid_mismatch,
+    CONDITION_FAILED, CONDITION_TARGET_EVICTED, EVICTION_REQUEST_KIND, LIFECYCLE_API_VERSION,
+    MSG_SCHEDULING_GROUP, MSG_TARGET_NOT_FOUND, MSG_UNSUPPORTED_TARGET, MSG_WAITING_FOR_EVICTION,
+    REASON_AWAITING_EVICTION, ROLE_REQUESTER, msg_uid_mismatch,
 };
 
 use super::completion::has_eviction_request_completed;
@@ -31,11 +32,6 @@ use super::relevant::find_relevant_eviction;
 use super::requesters::has_eviction_intent;
 use super::target::Target;
 use crate::conditions::{ConditionSpec, find, set};
-
-/// `apiVersion` of both lifecycle kinds.
-pub const LIFECYCLE_API_VERSION: &str = "lifecycle.k8s.io/v1alpha1";
-/// Kind of the owner references the controller puts on Evictions.
-pub const EVICTION_REQUEST_KIND: &str = "EvictionRequest";
 
 /// Everything `sync_eviction_request` looks at.
 #[derive(Clone, Copy, Debug)]
@@ -175,7 +171,7 @@ fn mirror(
         },
         None => ConditionSpec {
             type_,
-            status: "False",
+            status: CONDITION_FALSE,
             reason: REASON_AWAITING_EVICTION,
             message: MSG_WAITING_FOR_EVICTION,
             observed_generation: None,

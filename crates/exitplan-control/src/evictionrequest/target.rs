@@ -9,10 +9,8 @@
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::lifecycle::v1alpha1::{EvictionRequestTarget, EvictionTarget};
 
+use exitplan_api::core::podutil;
 use exitplan_api::lifecycle::constants::{DEFAULT_RESPONDER_NAME, DEFAULT_RESPONDER_PRIORITY};
-
-/// The only target type of v1alpha1, as upstream renders it in messages and names.
-pub const TARGET_TYPE_POD: &str = "pod";
 
 /// `spec.target` (pod name and UID) together with the pod found by name.
 #[derive(Clone, Copy, Debug)]
@@ -91,7 +89,7 @@ impl<'a> Target<'a> {
 
     /// The pod found by name (whatever its UID) is Succeeded or Failed.
     pub(crate) fn is_terminal(&self) -> bool {
-        self.pod.is_some_and(is_pod_terminal)
+        self.pod.is_some_and(podutil::is_terminal)
     }
 
     /// The pod found by name, whatever its UID.
@@ -114,12 +112,4 @@ pub fn pod_responders_with_default(pod: &Pod) -> Vec<(&str, i32)> {
         .collect();
     out.push((DEFAULT_RESPONDER_NAME, DEFAULT_RESPONDER_PRIORITY));
     out
-}
-
-/// Whether a pod's phase is `Succeeded` or `Failed` (`podutil.IsPodTerminal`).
-pub fn is_pod_terminal(pod: &Pod) -> bool {
-    matches!(
-        pod.status.as_ref().and_then(|s| s.phase.as_deref()),
-        Some("Succeeded" | "Failed")
-    )
 }

@@ -4,6 +4,7 @@
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::lifecycle::v1alpha1::{Eviction, ResponderStatus, TargetResponder};
 
+use exitplan_api::core::podutil::{is_terminal, phase};
 use exitplan_api::lifecycle::constants::{
     DEFAULT_RESPONDER_NAME, ROLE_REQUESTER_RESPONDER, ROLE_RESPONDER,
 };
@@ -115,23 +116,11 @@ fn uid(pod: &Pod) -> String {
     pod.metadata.uid.clone().unwrap_or_default()
 }
 
-fn phase(pod: &Pod) -> &str {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.phase.as_deref())
-        .unwrap_or("")
-}
-
-/// Whether the pod's phase is `Succeeded` or `Failed`.
-pub fn is_pod_terminal(pod: &Pod) -> bool {
-    matches!(phase(pod), "Succeeded" | "Failed")
-}
-
 /// Pod update event: relevant iff the deletionTimestamp changed, or the
 /// phase changed and the new phase is terminal.
 pub fn on_pod_update(old: &Pod, new: &Pod) -> Option<PodEvent> {
     let deletion_changed = old.metadata.deletion_timestamp != new.metadata.deletion_timestamp;
-    let became_terminal = phase(old) != phase(new) && is_pod_terminal(new);
+    let became_terminal = phase(old) != phase(new) && is_terminal(new);
     (deletion_changed || became_terminal).then(|| PodEvent { pod_uid: uid(new) })
 }
 

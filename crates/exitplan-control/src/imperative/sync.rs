@@ -14,6 +14,7 @@ use k8s_openapi::api::lifecycle::v1alpha1::{Eviction, ResponderStatus};
 use k8s_openapi::api::policy::v1::Eviction as PolicyEviction;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{DeleteOptions, ObjectMeta, Preconditions};
 
+use exitplan_api::core::podutil::is_terminal;
 use exitplan_api::lifecycle::constants::STATE_ACTIVE;
 use exitplan_api::time::{add, mtime, truncate_to_seconds};
 
@@ -21,7 +22,7 @@ use super::HEARTBEAT_INTERVAL;
 use super::HEARTBEAT_SLACK;
 use super::apply::apply_payload;
 use super::backoff::{AttemptRecord, AttemptUpdate, backoff_remaining, requeue_after_failure};
-use super::filter::{is_pod_terminal, own_responder_status, own_target_responder, should_handle};
+use super::filter::{own_responder_status, own_target_responder, should_handle};
 use super::messages::{self, recorded_attempts};
 use super::metrics::FailedEvictionLabels;
 
@@ -182,7 +183,7 @@ pub fn decide(
                 .and_then(|s| s.phase.as_deref())
                 .unwrap_or("");
             match &pod.metadata.deletion_timestamp {
-                Some(_) if is_pod_terminal(pod) => {
+                Some(_) if is_terminal(pod) => {
                     Step::completed(messages::pod_deleted_terminal(name, phase))
                 }
                 Some(deletion) => Step {
@@ -194,9 +195,7 @@ pub fn decide(
                     expected_completion: Some(deletion.0),
                     requeue_after: Some(HEARTBEAT_INTERVAL),
                 },
-                None if is_pod_terminal(pod) => {
-                    Step::completed(messages::pod_terminal(name, phase))
-                }
+                None if is_terminal(pod) => Step::completed(messages::pod_terminal(name, phase)),
                 None => match backoff_remaining(
                     attempt.filter(|a| a.pod_uid == target.uid),
                     last_message,

@@ -6,6 +6,8 @@
 //! `backoffLimitPerIndex` the same delay is computed per index from the
 //! retained failed pod's annotations instead.
 
+use exitplan_api::core::constants::CONDITION_FALSE;
+use exitplan_api::core::podutil::ready_condition;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::Pod;
 use serde::Serialize;
@@ -202,15 +204,9 @@ fn finish_time_from_containers(pod: &Pod) -> Option<Timestamp> {
 }
 
 fn finish_time_from_ready_false(pod: &Pod) -> Option<Timestamp> {
-    let c = pod
-        .status
-        .as_ref()?
-        .conditions
-        .as_deref()?
-        .iter()
-        .find(|c| c.type_ == "Ready")?;
+    let c = ready_condition(pod)?;
     let t = c.last_transition_time.as_ref()?.0;
-    (c.status == "False" && t != Timestamp::UNIX_EPOCH).then_some(t)
+    (c.status == CONDITION_FALSE && t != Timestamp::UNIX_EPOCH).then_some(t)
 }
 
 fn finish_time_from_deletion(pod: &Pod) -> Option<Timestamp> {

@@ -1,10 +1,11 @@
 //! Pod classification for the Job controller (job-failure spec §3).
 //!
 //! Data flow: one pod (+ the Job's spec) → predicates used by every later
-//! step: terminal / active / terminating, `isPodFailed`, tracking-finalizer
-//! presence, completion index, readiness. All gates are on (§15), so
-//! terminating pods are always tracked and the terminal condition is always
-//! delayed until nothing terminates.
+//! step: active / terminating, `isPodFailed`, tracking-finalizer presence,
+//! completion index, deletion order. The generic pod predicates (phase,
+//! terminal, ready) are `exitplan_api::core::podutil`'s. All gates are on
+//! (§15), so terminating pods are always tracked and the terminal condition
+//! is always delayed until nothing terminates.
 
 use std::cmp::Ordering;
 
@@ -16,28 +17,10 @@ use exitplan_api::batch::constants::{
     COMPLETION_INDEXED, COMPLETION_NON_INDEXED, JOB_COMPLETION_INDEX, JOB_TRACKING_FINALIZER,
     REPLACEMENT_FAILED,
 };
-
-/// Pod phase `Succeeded`.
-pub const PHASE_SUCCEEDED: &str = "Succeeded";
-/// Pod phase `Failed`.
-pub const PHASE_FAILED: &str = "Failed";
-/// Pod phase `Pending`.
-pub const PHASE_PENDING: &str = "Pending";
-/// Pod phase `Running`.
-pub const PHASE_RUNNING: &str = "Running";
-/// Pod phase `Unknown`.
-pub const PHASE_UNKNOWN: &str = "Unknown";
-/// `spec.managedBy` value naming the built-in Job controller (not in
-/// `exitplan_api::batch::constants`; defined here).
-pub const JOB_CONTROLLER_NAME: &str = "kubernetes.io/job-controller";
-
-/// The pod's phase, `""` when unset.
-pub fn phase(pod: &Pod) -> &str {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.phase.as_deref())
-        .unwrap_or_default()
-}
+use exitplan_api::core::constants::{
+    CONDITION_TRUE, PHASE_FAILED, PHASE_RUNNING, PHASE_SUCCEEDED, PHASE_UNKNOWN,
+};
+use exitplan_api::core::podutil::{is_ready, is_terminal, phase, ready_condition};
 
 /// The pod's UID, `""` when unset.
 pub fn uid(pod: &Pod) -> &str {
@@ -47,11 +30,6 @@ pub fn uid(pod: &Pod) -> &str {
 /// The pod's name, `""` when unset.
 pub fn name(pod: &Pod) -> &str {
     pod.metadata.name.as_deref().unwrap_or_default()
-}
-
-/// Phase `Succeeded` or `Failed`.
-pub fn is_terminal(pod: &Pod) -> bool {
-    matches!(phase(pod), PHASE_SUCCEEDED | PHASE_FAILED)
 }
 
 /// Not terminal and not being deleted (`controller.FilterActivePods`).
@@ -74,26 +52,12 @@ pub fn has_tracking_finalizer(pod: &Pod) -> bool {
         .any(|f| f == JOB_TRACKING_FINALIZER)
 }
 
-/// `Ready=True` among the pod's conditions.
-pub fn is_ready(pod: &Pod) -> bool {
-    ready_condition(pod).is_some_and(|c| c.status == "True")
-}
-
 /// When the pod became ready (`lastTransitionTime` of `Ready=True`), if it is.
 pub fn ready_since(pod: &Pod) -> Option<Timestamp> {
     ready_condition(pod)
-        .filter(|c| c.status == "True")
+        .filter(|c| c.status == CONDITION_TRUE)
         .and_then(|c| c.last_transition_time.as_ref())
         .map(|t| t.0)
-}
-
-fn ready_condition(pod: &Pod) -> Option<&k8s_openapi::api::core::v1::PodCondition> {
-    pod.status
-        .as_ref()?
-        .conditions
-        .as_deref()?
-        .iter()
-        .find(|c| c.type_ == "Ready")
 }
 
 /// Whether the Job uses a pod failure policy.

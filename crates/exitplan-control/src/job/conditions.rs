@@ -12,6 +12,7 @@ use k8s_openapi::api::batch::v1::{Job, JobCondition};
 use exitplan_api::batch::constants::{
     CONDITION_COMPLETE, CONDITION_FAILED, CONDITION_FAILURE_TARGET, CONDITION_SUCCESS_CRITERIA_MET,
 };
+use exitplan_api::core::constants::{CONDITION_FALSE, CONDITION_TRUE};
 use exitplan_api::time::mtime;
 
 /// A condition built from scratch, both probe and transition time `now`
@@ -48,25 +49,25 @@ pub fn job_conditions(job: &Job) -> &[JobCondition] {
 
 /// Whether a condition of `type_` is present with status `True`.
 pub fn is_true(conditions: &[JobCondition], type_: &str) -> bool {
-    find(conditions, type_).is_some_and(|c| c.status == "True")
+    find(conditions, type_).is_some_and(|c| c.status == CONDITION_TRUE)
 }
 
 /// Whether the Job is finished (`Complete=True` or `Failed=True`).
 pub fn is_finished(job: &Job) -> bool {
     let conditions = job_conditions(job);
     conditions.iter().any(|c| {
-        (c.type_ == CONDITION_COMPLETE || c.type_ == CONDITION_FAILED) && c.status == "True"
+        (c.type_ == CONDITION_COMPLETE || c.type_ == CONDITION_FAILED) && c.status == CONDITION_TRUE
     })
 }
 
 /// The `FailureTarget=True` condition, if any (`False` is ignored, §5 step 2).
 pub fn failure_target(job: &Job) -> Option<&JobCondition> {
-    find(job_conditions(job), CONDITION_FAILURE_TARGET).filter(|c| c.status == "True")
+    find(job_conditions(job), CONDITION_FAILURE_TARGET).filter(|c| c.status == CONDITION_TRUE)
 }
 
 /// The `SuccessCriteriaMet=True` condition, if any.
 pub fn success_criteria_met(job: &Job) -> Option<&JobCondition> {
-    find(job_conditions(job), CONDITION_SUCCESS_CRITERIA_MET).filter(|c| c.status == "True")
+    find(job_conditions(job), CONDITION_SUCCESS_CRITERIA_MET).filter(|c| c.status == CONDITION_TRUE)
 }
 
 /// `ensureJobConditionStatus` (A9): append if missing (never a `False`
@@ -90,7 +91,7 @@ pub fn ensure_condition(
         }
         return differs;
     }
-    if status == "False" {
+    if status == CONDITION_FALSE {
         return false;
     }
     conditions.push(new_condition(type_, status, reason, message, now));

@@ -24,11 +24,10 @@ use k8s_openapi::api::core::v1::Pod;
 use exitplan_api::batch::constants::{
     CONDITION_COMPLETE, CONDITION_FAILED, CONDITION_FAILURE_TARGET, CONDITION_SUCCESS_CRITERIA_MET,
 };
+use exitplan_api::core::constants::{CONDITION_TRUE, PHASE_SUCCEEDED};
+use exitplan_api::core::podutil::phase;
 
-use super::classify::{
-    PHASE_SUCCEEDED, completion_index, has_tracking_finalizer, is_pod_failed, phase, uid,
-    valid_index,
-};
+use super::classify::{completion_index, has_tracking_finalizer, is_pod_failed, uid, valid_index};
 use super::conditions::{ensure_condition, new_condition, success_criteria_met};
 use super::plan::{EventType, JobEvent, PodRef, Step};
 use super::pod_failure_policy::match_pod_failure_policy;
@@ -273,7 +272,7 @@ pub(crate) fn track_status_and_remove_finalizers(
 fn retype(c: &JobCondition, type_: &str, now: Timestamp) -> JobCondition {
     new_condition(
         type_,
-        "True",
+        CONDITION_TRUE,
         c.reason.as_deref().unwrap_or_default(),
         c.message.as_deref().unwrap_or_default(),
         now,

@@ -16,9 +16,11 @@ use serde::Serialize;
 use exitplan_api::batch::constants::{
     CONDITION_COMPLETE, CONDITION_FAILED, CONDITION_FAILURE_TARGET, CONDITION_SUCCESS_CRITERIA_MET,
 };
+use exitplan_api::core::constants::CONDITION_TRUE;
+use exitplan_api::core::podutil::phase;
 
 use super::backoff::BackoffRecord;
-use super::classify::{completion_index, has_tracking_finalizer, is_pod_failed, name, phase, uid};
+use super::classify::{completion_index, has_tracking_finalizer, is_pod_failed, name, uid};
 use super::conditions::find;
 use super::counting::uncounted_lists;
 use super::plan::SkipReason;
@@ -189,7 +191,7 @@ fn len(v: &[String]) -> i32 {
 
 fn decision_of(status: &JobStatus) -> JobDecision {
     let conditions = status.conditions.as_deref().unwrap_or_default();
-    let truthy = |t: &str| find(conditions, t).filter(|c| c.status == "True");
+    let truthy = |t: &str| find(conditions, t).filter(|c| c.status == CONDITION_TRUE);
     let parts = |t: &str| {
         truthy(t).map(|c| {
             (

@@ -12,6 +12,8 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 
 use exitplan_api::batch::constants::{JOB_INDEX_FAILURE_COUNT, JOB_INDEX_IGNORED_FAILURE_COUNT};
+use exitplan_api::core::constants::PHASE_SUCCEEDED;
+use exitplan_api::core::podutil::phase;
 
 use super::backoff::finished_time;
 use super::classify::{completion_index, has_tracking_finalizer, is_pod_failed, valid_index};
@@ -149,7 +151,7 @@ pub fn succeeded_indexes(job: &Job, pods: &[&Pod]) -> (Intervals, Intervals) {
     let prev = Intervals::parse(status_str, completions);
     let new: BTreeSet<i64> = pods
         .iter()
-        .filter(|p| super::classify::phase(p) == super::classify::PHASE_SUCCEEDED)
+        .filter(|p| phase(p) == PHASE_SUCCEEDED)
         .filter(|p| has_tracking_finalizer(p))
         .filter_map(|p| valid_index(p, completions))
         .collect();

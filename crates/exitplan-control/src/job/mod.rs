@@ -13,7 +13,7 @@
 //!  plan::SyncPlan: ordered Steps the runtime applies
 //! ```
 //!
-//! [`explain`] runs the same functions to describe a Job for the CLI.
+//! [`explain()`] runs the same functions to describe a Job for the CLI.
 
 pub mod backoff;
 pub mod classify;

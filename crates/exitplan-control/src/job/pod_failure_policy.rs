@@ -21,6 +21,7 @@ use serde::{Serialize, Serializer};
 use exitplan_api::batch::constants::{
     ACTION_COUNT, ACTION_FAIL_INDEX, ACTION_FAIL_JOB, ACTION_IGNORE, OPERATOR_IN, OPERATOR_NOT_IN,
 };
+use exitplan_api::core::constants::CONDITION_TRUE;
 
 /// A `podFailurePolicy` rule action; values this build does not know are kept verbatim.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -217,7 +218,7 @@ fn matching_condition<'a>(
     conditions.iter().find(|condition| {
         patterns.iter().any(|pattern| {
             pattern.type_ == condition.type_
-                && pattern.status.as_deref().unwrap_or("True") == condition.status
+                && pattern.status.as_deref().unwrap_or(CONDITION_TRUE) == condition.status
         })
     })
 }

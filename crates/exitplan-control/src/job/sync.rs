@@ -1,8 +1,8 @@
 //! One Job sync, as a pure decision (`syncJob`, job-failure spec §3–§9).
 //!
 //! Data flow, one function per step:
-//! [`skip_reason`] → [`SyncCtx::new`] (classify pods §3, new finished pods,
-//! counters §4, back-off record §9) → [`finished_condition`] (terminal
+//! [`skip_reason`] → `SyncCtx::new` (classify pods §3, new finished pods,
+//! counters §4, back-off record §9) → `finished_condition` (terminal
 //! decision order §5, per-index limits §6) → pod management (delete active
 //! pods of a finishing Job, or `manageJob` §7 via [`super::manage`]) →
 //! [`super::counting`] (two-phase counting §8, terminal condition, events) →
@@ -19,16 +19,20 @@ use k8s_openapi::api::core::v1::Pod;
 
 use exitplan_api::batch::constants::{
     CONDITION_FAILED, CONDITION_FAILURE_TARGET, CONDITION_SUCCESS_CRITERIA_MET,
-    CONDITION_SUSPENDED, REASON_BACKOFF_LIMIT_EXCEEDED, REASON_DEADLINE_EXCEEDED,
-    REASON_FAILED_INDEXES, REASON_MAX_FAILED_INDEXES_EXCEEDED, REASON_POD_FAILURE_POLICY,
+    CONDITION_SUSPENDED, JOB_CONTROLLER_NAME, REASON_BACKOFF_LIMIT_EXCEEDED,
+    REASON_DEADLINE_EXCEEDED, REASON_FAILED_INDEXES, REASON_MAX_FAILED_INDEXES_EXCEEDED,
+    REASON_POD_FAILURE_POLICY,
 };
+use exitplan_api::core::constants::{
+    CONDITION_FALSE, CONDITION_TRUE, PHASE_PENDING, PHASE_RUNNING, PHASE_SUCCEEDED,
+};
+use exitplan_api::core::podutil::{is_ready, phase};
 use exitplan_api::time::mtime;
 
 use super::backoff::BackoffRecord;
 use super::classify::{
-    self, JOB_CONTROLLER_NAME, PHASE_PENDING, PHASE_RUNNING, PHASE_SUCCEEDED, creation_order,
-    has_tracking_finalizer, has_unknown_completion_mode, is_active, is_indexed, is_pod_failed,
-    is_ready, is_terminating, only_replace_failed_pods, uid, valid_index,
+    creation_order, has_tracking_finalizer, has_unknown_completion_mode, is_active, is_indexed,
+    is_pod_failed, is_terminating, only_replace_failed_pods, uid, valid_index,
 };
 use super::conditions::{
     ensure_condition, failure_target, is_finished, new_condition, success_criteria_met,
@@ -212,7 +216,7 @@ impl<'a> SyncCtx<'a> {
         let succeeded = self
             .valid_pods(&self.uncounted_succeeded)
             .into_iter()
-            .filter(|p| classify::phase(p) == PHASE_SUCCEEDED)
+            .filter(|p| phase(p) == PHASE_SUCCEEDED)
             .collect();
         let failed = self
             .valid_pods(&self.uncounted_failed)
@@ -253,7 +257,7 @@ pub fn past_backoff_limit_on_failure(job: &Job, pods: &[&Pod]) -> bool {
     }
     let restarts: i64 = pods
         .iter()
-        .filter(|p| matches!(classify::phase(p), PHASE_RUNNING | PHASE_PENDING))
+        .filter(|p| matches!(phase(p), PHASE_RUNNING | PHASE_PENDING))
         .filter_map(|p| p.status.as_ref())
         .flat_map(|s| {
             let init = s.init_container_statuses.iter().flatten();
@@ -297,7 +301,7 @@ pub(crate) fn finished_condition(ctx: &mut SyncCtx<'_>, now: Timestamp) -> Optio
     let target = |reason: &str, message: &str| {
         Some(new_condition(
             CONDITION_FAILURE_TARGET,
-            "True",
+            CONDITION_TRUE,
             reason,
             message,
             now,
@@ -308,7 +312,7 @@ pub(crate) fn finished_condition(ctx: &mut SyncCtx<'_>, now: Timestamp) -> Optio
         if let Some(ft) = failure_target(job) {
             ctx.finished = Some(new_condition(
                 CONDITION_FAILED,
-                "True",
+                CONDITION_TRUE,
                 ft.reason.as_deref().unwrap_or_default(),
                 ft.message.as_deref().unwrap_or_default(),
                 now,
@@ -584,7 +588,7 @@ pub fn sync_job_after_manage(
         if complete {
             ctx.finished = Some(new_condition(
                 CONDITION_SUCCESS_CRITERIA_MET,
-                "True",
+                CONDITION_TRUE,
                 "",
                 "",
                 now,
@@ -592,9 +596,9 @@ pub fn sync_job_after_manage(
         } else if managed.manage_called {
             let conditions = ctx.status.conditions.get_or_insert_with(Vec::new);
             let (status, reason, message, ev_reason) = if suspended(job) {
-                ("True", "JobSuspended", "Job suspended", "Suspended")
+                (CONDITION_TRUE, "JobSuspended", "Job suspended", "Suspended")
             } else {
-                ("False", "JobResumed", "Job resumed", "Resumed")
+                (CONDITION_FALSE, "JobResumed", "Job resumed", "Resumed")
             };
             if ensure_condition(
                 conditions,

@@ -6,7 +6,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
     ListMeta, Status, StatusCause, StatusDetails,
 };
 
-use crate::field::{Error, Path};
+use crate::field::{Error, Path, go_quote};
 use crate::status::{GroupKind, InvalidError};
 
 /// Top-level message of every eviction refused by a disruption budget.
@@ -97,6 +97,22 @@ fn group_resource(group: &str, resource: &str) -> String {
     }
 }
 
+/// `<resource>.<group> "<name>"`, as the `errors.New*` helpers name an object.
+fn qualified_name(group: &str, resource: &str, name: &str) -> String {
+    format!("{} {}", group_resource(group, resource), go_quote(name))
+}
+
+/// The details of an answer about one object (group, kind = resource, name;
+/// empty values left out).
+fn object_details(group: &str, resource: &str, name: &str) -> StatusDetails {
+    StatusDetails {
+        group: non_empty(group),
+        kind: non_empty(resource),
+        name: non_empty(name),
+        ..StatusDetails::default()
+    }
+}
+
 /// 201 `{"status": "Success", "code": 201}`: the pod was evicted (or would be, on dry-run).
 pub fn success() -> Answer {
     Answer::from_status(Status {
@@ -169,54 +185,31 @@ pub fn multiple_pdbs() -> Answer {
 
 /// 404 NotFound (`errors.NewNotFound`): `<resource> "<name>" not found`.
 pub fn not_found(group: &str, resource: &str, name: &str) -> Answer {
-    let details = StatusDetails {
-        group: non_empty(group),
-        kind: non_empty(resource),
-        name: non_empty(name),
-        ..StatusDetails::default()
-    };
     failure(
         404,
         Some("NotFound"),
-        format!(
-            "{} {} not found",
-            group_resource(group, resource),
-            crate::field::go_quote(name)
-        ),
-        Some(details),
+        format!("{} not found", qualified_name(group, resource, name)),
+        Some(object_details(group, resource, name)),
     )
 }
 
 /// 409 Conflict (`errors.NewConflict`):
 /// `Operation cannot be fulfilled on <resource> "<name>": <message>`.
 pub fn conflict(group: &str, resource: &str, name: &str, message: &str) -> Answer {
-    let details = StatusDetails {
-        group: non_empty(group),
-        kind: non_empty(resource),
-        name: non_empty(name),
-        ..StatusDetails::default()
-    };
     failure(
         409,
         Some("Conflict"),
         format!(
-            "Operation cannot be fulfilled on {} {}: {message}",
-            group_resource(group, resource),
-            crate::field::go_quote(name)
+            "Operation cannot be fulfilled on {}: {message}",
+            qualified_name(group, resource, name)
         ),
-        Some(details),
+        Some(object_details(group, resource, name)),
     )
 }
 
 /// 403 Forbidden (`errors.NewForbidden`):
 /// `<resource>.<group> "<name>" is forbidden: <message>`.
 pub fn forbidden(group: &str, resource: &str, name: &str, message: &str) -> Answer {
-    let details = StatusDetails {
-        group: non_empty(group),
-        kind: non_empty(resource),
-        name: non_empty(name),
-        ..StatusDetails::default()
-    };
     let qualified = group_resource(group, resource);
     let text = if qualified.is_empty() {
         format!("forbidden: {message}")
@@ -224,11 +217,16 @@ pub fn forbidden(group: &str, resource: &str, name: &str, message: &str) -> Answ
         format!("{qualified} is forbidden: {message}")
     } else {
         format!(
-            "{qualified} {} is forbidden: {message}",
-            crate::field::go_quote(name)
+            "{} is forbidden: {message}",
+            qualified_name(group, resource, name)
         )
     };
-    failure(403, Some("Forbidden"), text, Some(details))
+    failure(
+        403,
+        Some("Forbidden"),
+        text,
+        Some(object_details(group, resource, name)),
+    )
 }
 
 /// 429 TooManyRequests (`errors.NewTooManyRequests`) with one

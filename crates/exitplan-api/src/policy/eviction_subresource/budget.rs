@@ -8,21 +8,17 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use super::answer::{self, Answer};
-use crate::policy::selector;
+use crate::core::constants::{CONDITION_FALSE, CONDITION_TRUE};
+use crate::core::podutil::is_ready;
+use crate::policy::constants::{
+    ALWAYS_ALLOW, CONDITION_DISRUPTION_ALLOWED, REASON_INSUFFICIENT_PODS, REASON_SUFFICIENT_PODS,
+    REASON_SYNC_FAILED,
+};
+use crate::selector;
 use crate::time::mtime;
 
 /// More `disruptedPods` entries than this and evictions are refused (403).
 pub const MAX_DISRUPTED_POD_SIZE: usize = 2000;
-/// PDB condition type telling whether disruptions are allowed.
-pub const CONDITION_DISRUPTION_ALLOWED: &str = "DisruptionAllowed";
-/// `DisruptionAllowed` reason: the controller could not compute the status.
-pub const REASON_SYNC_FAILED: &str = "SyncFailed";
-/// `DisruptionAllowed` reason: disruptions are allowed.
-pub const REASON_SUFFICIENT_PODS: &str = "SufficientPods";
-/// `DisruptionAllowed` reason: no disruption is allowed.
-pub const REASON_INSUFFICIENT_PODS: &str = "InsufficientPods";
-/// `unhealthyPodEvictionPolicy` value letting unready pods go regardless of the budget.
-pub const POLICY_ALWAYS_ALLOW: &str = "AlwaysAllow";
 
 /// The PDBs among `pdbs` that cover `pod`: same namespace and a valid
 /// selector matching the pod's labels (a nil selector matches nothing, `{}`
@@ -39,15 +35,6 @@ pub fn covering<'a>(pod: &Pod, pdbs: &'a [PodDisruptionBudget]) -> Vec<&'a PodDi
         .collect()
 }
 
-/// `podutil.IsPodReady`: condition `Ready` is `True`.
-pub fn is_ready(pod: &Pod) -> bool {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
-        .is_some_and(|c| c.status == "True")
-}
-
 /// Whether an unready `pod` is deleted without touching `pdb` (step 6):
 /// always under `AlwaysAllow`, otherwise only while the budget is met and
 /// non-trivial (`currentHealthy >= desiredHealthy > 0`). Ready pods never are.
@@ -59,7 +46,7 @@ pub fn unhealthy_pod_skips_budget(pod: &Pod, pdb: &PodDisruptionBudget) -> bool 
         .spec
         .as_ref()
         .and_then(|s| s.unhealthy_pod_eviction_policy.as_deref())
-        == Some(POLICY_ALWAYS_ALLOW);
+        == Some(ALWAYS_ALLOW);
     if always_allow {
         return true;
     }
@@ -134,7 +121,7 @@ pub fn denial_cause(pdb: &PodDisruptionBudget) -> String {
         .conditions
         .as_ref()
         .and_then(|c| c.iter().find(|c| c.type_ == CONDITION_DISRUPTION_ALLOWED));
-    let false_with_message = cond.filter(|c| c.status == "False" && !c.message.is_empty());
+    let false_with_message = cond.filter(|c| c.status == CONDITION_FALSE && !c.message.is_empty());
     let current = status.current_healthy.unwrap_or(0);
     let desired = status.desired_healthy.unwrap_or(0);
     match false_with_message {
@@ -164,9 +151,9 @@ pub fn set_disruption_allowed(
     now: Timestamp,
 ) {
     let (status, reason) = if allowed {
-        ("True", REASON_SUFFICIENT_PODS)
+        (CONDITION_TRUE, REASON_SUFFICIENT_PODS)
     } else {
-        ("False", REASON_INSUFFICIENT_PODS)
+        (CONDITION_FALSE, REASON_INSUFFICIENT_PODS)
     };
     let observed_generation = (observed_generation != 0).then_some(observed_generation);
     match conditions

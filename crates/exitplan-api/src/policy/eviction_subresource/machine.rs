@@ -24,6 +24,8 @@ use super::answer::{self, Answer};
 use super::budget;
 use super::options::{self, EvictionRequest};
 use super::pod_update;
+use crate::core::constants::{PHASE_FAILED, PHASE_PENDING, PHASE_SUCCEEDED};
+use crate::core::podutil::{is_terminal, phase};
 
 /// Attempts of each conflict-retry loop (`EvictionsRetry.Steps`).
 pub const RETRY_STEPS: u32 = 20;
@@ -567,20 +569,13 @@ fn resource_version(pod: &Pod) -> &str {
     pod.metadata.resource_version.as_deref().unwrap_or_default()
 }
 
-fn phase(pod: &Pod) -> &str {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.phase.as_deref())
-        .unwrap_or_default()
-}
-
 /// `canIgnorePDB`: Succeeded, Failed, Pending or already deleting.
 pub fn can_ignore_pdb(pod: &Pod) -> bool {
-    matches!(phase(pod), "Succeeded" | "Failed" | "Pending")
+    matches!(phase(pod), PHASE_SUCCEEDED | PHASE_FAILED | PHASE_PENDING)
         || pod.metadata.deletion_timestamp.is_some()
 }
 
 /// `shouldEnforceResourceVersion`: not terminal and not deleting.
 pub fn should_enforce_resource_version(pod: &Pod) -> bool {
-    !matches!(phase(pod), "Succeeded" | "Failed") && pod.metadata.deletion_timestamp.is_none()
+    !is_terminal(pod) && pod.metadata.deletion_timestamp.is_none()
 }

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::{Pod, PodCondition};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions;
 
 use super::answer::{self, Answer};
-use crate::batch::constants::POD_CONDITION_DISRUPTION_TARGET;
+use crate::core::constants::{CONDITION_TRUE, POD_CONDITION_DISRUPTION_TARGET};
 use crate::time::mtime;
 
 /// Reason of the `DisruptionTarget` condition the eviction subresource sets.
@@ -62,7 +62,7 @@ pub fn check_preconditions(latest: &Pod, options: &DeleteOptions) -> Result<(), 
 pub fn with_disruption_target(pod: &Pod, now: Timestamp) -> Option<Pod> {
     let mut condition = PodCondition {
         type_: POD_CONDITION_DISRUPTION_TARGET.to_owned(),
-        status: "True".to_owned(),
+        status: CONDITION_TRUE.to_owned(),
         reason: Some(REASON_EVICTION_BY_EVICTION_API.to_owned()),
         message: Some(MESSAGE_EVICTION_BY_EVICTION_API.to_owned()),
         last_transition_time: Some(mtime(now)),

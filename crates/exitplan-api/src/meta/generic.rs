@@ -9,14 +9,15 @@
 //!   `ValidateUpdate` and reports both lists together.
 //!
 //! The Job and PodDisruptionBudget strategies call these so their error
-//! lists are the ones kube-apiserver answers with. (This is generic
-//! registry behaviour; it lives here because batch is where it was first
-//! needed — a natural home would be next to `meta`/`strategy`.)
+//! lists are the ones kube-apiserver answers with. The EvictionRequest,
+//! Eviction and Pod strategies validate metadata with the strict rules of
+//! [`super`] only: for them the generic checks add nothing new (a DNS
+//! subdomain is a valid path segment) and their error lists stay as they are.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use super::{NameRule, validate_object_meta, validate_object_meta_update};
 use crate::field::{Error, ErrorList, ErrorType, Path};
-use crate::meta::{self, NameRule};
 
 /// `IsValidPathSegmentName` (or `IsValidPathSegmentPrefix` for a
 /// generateName prefix): no `.`/`..`, no `/` or `%`.
@@ -59,7 +60,7 @@ pub fn validate_object_meta_generic(m: &ObjectMeta) -> ErrorList {
     }
     // Everything after the name rules is shared with the strict check; its
     // own name errors (DNS subdomain) do not apply here.
-    let rest = meta::validate_object_meta(m, true, NameRule::Subdomain)
+    let rest = validate_object_meta(m, true, NameRule::Subdomain)
         .into_iter()
         .filter(|e| {
             let about_name = e.field == name_path.as_str() || e.field == gen_path.as_str();
@@ -69,10 +70,20 @@ pub fn validate_object_meta_generic(m: &ObjectMeta) -> ErrorList {
     errs
 }
 
+/// `BeforeCreate`'s order: the strategy's `Validate` errors, or — only when
+/// there are none — [`validate_object_meta_generic`].
+pub fn before_create(strategy_errs: ErrorList, m: &ObjectMeta) -> ErrorList {
+    if strategy_errs.is_empty() {
+        validate_object_meta_generic(m)
+    } else {
+        strategy_errs
+    }
+}
+
 /// `validateCommonFields` of `BeforeUpdate`.
 pub fn validate_common_fields(new: &ObjectMeta, old: &ObjectMeta) -> ErrorList {
     let mut errs = validate_object_meta_generic(new);
-    errs.append(meta::validate_object_meta_update(new, old));
+    errs.append(validate_object_meta_update(new, old));
     errs
 }
 

@@ -1,21 +1,116 @@
-//! Label selectors as policy/v1 uses them: `metav1.LabelSelectorAsSelector`
-//! (conversion with validation, same error texts) and `labels.Selector.Matches`.
+//! `metav1.LabelSelector`, in one place: validation
+//! (`metav1validation.ValidateLabelSelector`), conversion
+//! (`metav1.LabelSelectorAsSelector`, with `labels.NewRequirement`'s checks
+//! and error texts) and matching (`labels.Selector.Matches`).
 //!
 //! * a nil selector (`None`) selects **nothing**;
 //! * an empty selector (`{}`) selects **everything**;
 //! * otherwise every `matchLabels` pair and every `matchExpressions`
 //!   requirement (`In`, `NotIn`, `Exists`, `DoesNotExist`) must hold.
 //!
-//! An invalid selector is an error; callers decide what it means (the
-//! eviction subresource ignores such a PDB, the disruption controller fails
-//! the sync with the error text).
+//! Validation reports field errors at the selector's path (Job and
+//! PodDisruptionBudget validation). Conversion of an invalid selector is an
+//! error; callers decide what it means: Job validation skips the
+//! selector-matches-template check (the validation errors already say why),
+//! the eviction subresource ignores such a PDB, and the disruption
+//! controller fails the sync with the error text.
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
 use crate::field::{BadValue, Error, ErrorList, Path, go_quote};
-use crate::formats::{is_label_value, is_qualified_name};
+use crate::formats::{self, is_label_value, is_qualified_name};
+use crate::{meta, render};
+
+// ---------------------------------------------------------------------------
+// Validation.
+
+/// `ValidateLabelSelector`: matchLabels as labels, each matchExpression as a
+/// requirement. `allow_invalid_label_value` relaxes the value format check
+/// (upstream's `AllowInvalidLabelValueInSelector`, granted on update when the
+/// stored object already had such a value).
+pub fn validate_label_selector(
+    selector: Option<&LabelSelector>,
+    allow_invalid_label_value: bool,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let Some(s) = selector else {
+        return errs;
+    };
+    if let Some(ml) = &s.match_labels {
+        errs.append(meta::validate_labels(ml, &path.child("matchLabels")));
+    }
+    for (i, expr) in s.match_expressions.iter().flatten().enumerate() {
+        errs.append(validate_requirement(
+            expr,
+            allow_invalid_label_value,
+            &path.child("matchExpressions").index(i),
+        ));
+    }
+    errs
+}
+
+/// `ValidateLabelSelectorRequirement`.
+fn validate_requirement(
+    r: &LabelSelectorRequirement,
+    allow_invalid_label_value: bool,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let values = r.values.as_deref().unwrap_or_default();
+    match r.operator.as_str() {
+        "In" | "NotIn" => {
+            if values.is_empty() {
+                errs.push(Error::required(
+                    &path.child("values"),
+                    "must be specified when `operator` is 'In' or 'NotIn'",
+                ));
+            }
+        }
+        "Exists" | "DoesNotExist" => {
+            if !values.is_empty() {
+                errs.push(Error::forbidden(
+                    &path.child("values"),
+                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                ));
+            }
+        }
+        other => errs.push(Error::invalid(
+            &path.child("operator"),
+            other,
+            "not a valid selector operator",
+        )),
+    }
+    errs.append(formats::validate_qualified_name(&path.child("key"), &r.key));
+    if !allow_invalid_label_value {
+        for (i, v) in values.iter().enumerate() {
+            for msg in is_label_value(v) {
+                errs.push(Error::invalid(
+                    &path.child("values").index(i),
+                    v.as_str(),
+                    msg,
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `LabelSelectorHasInvalidLabelValue`: whether any matchExpressions value
+/// is not a valid label value.
+pub fn has_invalid_label_value(selector: Option<&LabelSelector>) -> bool {
+    selector
+        .and_then(|s| s.match_expressions.as_ref())
+        .into_iter()
+        .flatten()
+        .flat_map(|e| e.values.iter().flatten())
+        .any(|v| !is_label_value(v).is_empty())
+}
+
+// ---------------------------------------------------------------------------
+// Conversion and matching.
 
 /// How one requirement compares a label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +162,7 @@ pub enum Selector {
 }
 
 impl Selector {
-    /// Whether an object with `labels` is selected.
+    /// Whether an object with `labels` is selected (`None`: no labels).
     pub fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
         match self {
             Selector::Nothing => false,
@@ -151,8 +246,7 @@ fn new_requirement(
         if values.is_empty() {
             return BadValue::Null;
         }
-        let quoted: Vec<String> = values.iter().map(|v| go_quote(v)).collect();
-        BadValue::Json(format!("[{}]", quoted.join(",")))
+        BadValue::Json(render::strings(values))
     };
     match operator {
         Operator::In | Operator::NotIn if values.is_empty() => errs.push(Error::invalid(
@@ -197,7 +291,6 @@ fn new_requirement(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -228,6 +321,14 @@ mod tests {
     }
 
     #[test]
+    fn nil_matches_nothing_empty_matches_everything() {
+        let none = as_selector(None).expect("convertible");
+        assert!(!none.matches(Some(&labels(&[]))));
+        let all = as_selector(Some(&LabelSelector::default())).expect("ok");
+        assert!(all.matches(Some(&labels(&[("a", "b")]))));
+    }
+
+    #[test]
     fn operators() {
         let l = labels(&[("a", "true"), ("b", "x")]);
         let cases = [
@@ -254,6 +355,31 @@ mod tests {
             match_expressions: Some(vec![expr("b", "In", &["y"])]),
         };
         assert!(!selects(Some(&both), Some(&l)));
+    }
+
+    #[test]
+    fn expressions_match_like_upstream() {
+        let sel = LabelSelector {
+            match_labels: Some(labels(&[("a", "b")])),
+            match_expressions: Some(vec![
+                LabelSelectorRequirement {
+                    key: "c".into(),
+                    operator: "NotIn".into(),
+                    values: Some(vec!["x".into()]),
+                },
+                LabelSelectorRequirement {
+                    key: "d".into(),
+                    operator: "DoesNotExist".into(),
+                    values: None,
+                },
+            ]),
+        };
+        let s = as_selector(Some(&sel)).expect("convertible");
+        assert!(s.matches(Some(&labels(&[("a", "b")]))));
+        assert!(s.matches(Some(&labels(&[("a", "b"), ("c", "y")]))));
+        assert!(!s.matches(Some(&labels(&[("a", "b"), ("c", "x")]))));
+        assert!(!s.matches(Some(&labels(&[("a", "b"), ("d", "")]))));
+        assert!(!s.matches(Some(&labels(&[("a", "c")]))));
     }
 
     #[test]
@@ -288,5 +414,23 @@ mod tests {
             "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty"
         );
         assert!(!selects(Some(&bad_op), None));
+    }
+
+    #[test]
+    fn unconvertible_selectors_and_their_errors() {
+        let sel = LabelSelector {
+            match_expressions: Some(vec![LabelSelectorRequirement {
+                key: "k".into(),
+                operator: "Bogus".into(),
+                values: None,
+            }]),
+            ..Default::default()
+        };
+        assert_eq!(as_selector(Some(&sel)).ok(), None);
+        let errs = validate_label_selector(Some(&sel), false, &Path::new("spec").child("selector"));
+        assert_eq!(
+            errs.to_string(),
+            r#"spec.selector.matchExpressions[0].operator: Invalid value: "Bogus": not a valid selector operator"#
+        );
     }
 }

@@ -1,20 +1,27 @@
-//! How upstream renders the *value* of a field error whose value is not a
-//! plain string, integer or boolean.
+//! The *value* of a field error whose value is not a plain string, integer
+//! or boolean, rendered as upstream renders it — the one place exitplan
+//! writes Go's JSON.
 //!
 //! apimachinery renders such values as JSON (`field.Error.ErrorBody`, see
-//! [`crate::field`]). Two Go details matter for byte-exact messages:
+//! [`crate::field`]). Go details that matter for byte-exact messages:
 //!
 //! * validation runs on the **internal** types (`pkg/apis/batch`,
 //!   `pkg/apis/policy`), which carry no JSON tags, so their fields are
 //!   named as in Go (`{"Rules":[…]}`), in declaration order, and nil
 //!   pointers/slices appear as `null` (no `omitempty`);
-//! * shared `metav1` types (`LabelSelector`) do carry tags, so they render
-//!   like the wire format, again in Go's field order (`matchLabels` before
-//!   `matchExpressions`), which differs from k8s-openapi's alphabetical order.
+//! * shared `metav1` types (`LabelSelector`, `Condition`, `Time`) and the
+//!   `lifecycle.k8s.io/v1alpha1` types (validated as versioned types) do
+//!   carry tags, so they render like the wire format, again in Go's field
+//!   order (`matchLabels` before `matchExpressions`), which differs from
+//!   k8s-openapi's alphabetical order;
+//! * a pod template is shown in its submitted (v1) form through serde
+//!   ([`json`]); upstream shows the internal `core.PodTemplateSpec`.
 //!
-//! Go's encoder also escapes `<`, `>`, `&`, U+2028 and U+2029; [`string`]
-//! does the same. Each function returns ready-to-embed JSON text for
-//! [`BadValue::Json`](crate::field::BadValue::Json).
+//! Strings are escaped as Go's `encoding/json` does (Go ≥ 1.22): the JSON
+//! escapes (`\b`, `\f`, `\n`, `\r`, `\t`, `\u00XX`) plus `<`, `>`, `&`,
+//! U+2028 and U+2029 ([`string`], [`json`]). Go's `%q` quoting is a different
+//! rule and lives in [`crate::field::go_quote`]. Each function returns
+//! ready-to-embed JSON text for [`BadValue::Json`](crate::field::BadValue::Json).
 
 use std::collections::BTreeMap;
 
@@ -23,33 +30,34 @@ use k8s_openapi::api::batch::v1::{
     PodFailurePolicyOnPodConditionsPattern, PodFailurePolicyRule, SuccessPolicy, SuccessPolicyRule,
     UncountedTerminatedPods,
 };
+use k8s_openapi::api::core::v1::EvictionResponder;
+use k8s_openapi::api::lifecycle::v1alpha1::{Requester, ResponderStatus, TargetResponder};
+use k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
-    LabelSelector, LabelSelectorRequirement, Time,
+    Condition, LabelSelector, LabelSelectorRequirement, Time,
 };
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use serde::Serialize;
+
+/// Go's HTML-safe escaping on JSON text: `<`, `>`, `&`, U+2028 and U+2029
+/// (they can only occur inside strings, so the whole text may be scanned).
+fn escape_html(json: &str) -> String {
+    json.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
 
 /// A JSON string literal escaped as Go's `encoding/json` does.
 pub fn string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    escape_html(&serde_json::Value::String(s.to_owned()).to_string())
+}
+
+/// Any serializable value as Go's `encoding/json` would escape it, in serde's
+/// field order (used where no Go-ordered renderer exists: pod templates).
+pub fn json<T: Serialize>(value: &T) -> String {
+    escape_html(&serde_json::to_string(value).unwrap_or_default())
 }
 
 /// `{"k":v,…}` from already-rendered members, in the given order.
@@ -75,7 +83,8 @@ fn opt_str(v: Option<&String>) -> String {
     opt(v.map(|s| string(s)))
 }
 
-fn strings(v: &[String]) -> String {
+/// A `[]string`.
+pub fn strings(v: &[String]) -> String {
     array(v.iter().map(|s| string(s)))
 }
 
@@ -191,6 +200,95 @@ pub fn uncounted_terminated_pods(u: &UncountedTerminatedPods) -> String {
     ])
 }
 
+/// A list (`null` when unset, like a Go nil slice), each item rendered by
+/// `item(index, item)`.
+pub fn list<T>(items: Option<&[T]>, item: impl Fn(usize, &T) -> String) -> String {
+    opt(items.map(|items| array(items.iter().enumerate().map(|(i, t)| item(i, t)))))
+}
+
+/// A `metav1.Condition` (`observedGeneration` omitted when 0, a zero
+/// `lastTransitionTime` as `null`).
+pub fn condition(c: &Condition) -> String {
+    let mut members = vec![("type", string(&c.type_)), ("status", string(&c.status))];
+    if let Some(g) = c.observed_generation.filter(|g| *g != 0) {
+        members.push(("observedGeneration", g.to_string()));
+    }
+    let ltt = if c.last_transition_time.0 == jiff::Timestamp::UNIX_EPOCH {
+        "null".to_owned()
+    } else {
+        time(&c.last_transition_time)
+    };
+    members.extend([
+        ("lastTransitionTime", ltt),
+        ("reason", string(&c.reason)),
+        ("message", string(&c.message)),
+    ]);
+    object(&members)
+}
+
+/// An internal `policy.PodDisruptionBudgetSpec`.
+pub fn pod_disruption_budget_spec(spec: &PodDisruptionBudgetSpec) -> String {
+    object(&[
+        (
+            "MinAvailable",
+            opt(spec.min_available.as_ref().map(int_or_string)),
+        ),
+        ("Selector", label_selector_opt(spec.selector.as_ref())),
+        (
+            "MaxUnavailable",
+            opt(spec.max_unavailable.as_ref().map(int_or_string)),
+        ),
+        (
+            "UnhealthyPodEvictionPolicy",
+            opt_str(spec.unhealthy_pod_eviction_policy.as_ref()),
+        ),
+    ])
+}
+
+/// A core/v1 `EvictionResponder`; `priority` is `null` when it was missing
+/// from the submitted JSON.
+pub fn eviction_responder(r: &EvictionResponder, priority: Option<i32>) -> String {
+    object(&[
+        ("name", string(&r.name)),
+        ("priority", opt(priority.map(|p| p.to_string()))),
+    ])
+}
+
+/// A lifecycle/v1alpha1 `Requester`.
+pub fn requester(r: &Requester) -> String {
+    object(&[("name", string(&r.name)), ("intent", string(&r.intent))])
+}
+
+/// A lifecycle/v1alpha1 `TargetResponder`; `priority` is `null` when it was
+/// missing from the submitted JSON.
+pub fn target_responder(t: &TargetResponder, priority: Option<i32>) -> String {
+    object(&[
+        ("name", string(&t.name)),
+        ("priority", opt(priority.map(|p| p.to_string()))),
+        ("state", string(&t.state)),
+    ])
+}
+
+/// A lifecycle/v1alpha1 `ResponderStatus`; unset optional fields are omitted
+/// (`omitempty`).
+pub fn responder_status(r: &ResponderStatus) -> String {
+    let mut members = vec![("name", string(&r.name))];
+    for (key, value) in [
+        ("startTime", &r.start_time),
+        ("heartbeatTime", &r.heartbeat_time),
+        ("expectedCompletionTime", &r.expected_completion_time),
+        ("completionTime", &r.completion_time),
+    ] {
+        if let Some(t) = value {
+            members.push((key, time(t)));
+        }
+    }
+    if let Some(m) = &r.message {
+        members.push(("message", string(m)));
+    }
+    object(&members)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,5 +332,9 @@ mod tests {
     #[test]
     fn strings_escape_like_go() {
         assert_eq!(string("a<b>&\"c\n"), r#""a\u003cb\u003e\u0026\"c\n""#);
+        assert_eq!(
+            string("\u{8}\u{c}\u{1}\u{7f}\u{2028}é"),
+            "\"\\b\\f\\u0001\u{7f}\\u2028é\""
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! `ValidateNonnegativeField` (apimachinery), shared by Job spec, Job status
-//! and PodDisruptionBudget status validation.
+//! `ValidateNonnegativeField` (apimachinery): ObjectMeta `generation`, Job
+//! spec and status counters, PodDisruptionBudget spec and status, responder
+//! priorities.
 
 use crate::field::{Error, ErrorList, Path};
 
