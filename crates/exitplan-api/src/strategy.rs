@@ -8,6 +8,7 @@
 //! server call the same functions, so they accept and reject the same objects.
 
 use jiff::Timestamp;
+use k8s_openapi::Metadata as _;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::absent::Absent;
@@ -141,7 +142,9 @@ pub fn admit_update<S: Strategy>(
     ctx: &Context<'_>,
 ) -> Result<(), InvalidError> {
     S::default(new);
+    keep_generation(new.metadata_mut(), old.metadata());
     S::prepare_for_update(new, old);
+    keep_system_fields(new.metadata_mut(), old.metadata());
     let errs = S::validate_update(new, old, ctx);
     result::<S>(new, errs)
 }
@@ -153,9 +156,35 @@ pub fn admit_status_update<S: Strategy>(
     ctx: &Context<'_>,
 ) -> Result<(), InvalidError> {
     S::default(new);
+    keep_generation(new.metadata_mut(), old.metadata());
     S::prepare_for_status_update(new, old);
+    keep_system_fields(new.metadata_mut(), old.metadata());
     let errs = S::validate_status_update(new, old, ctx);
     result::<S>(new, errs)
+}
+
+/// `rest.BeforeUpdate`, before the strategy runs: a client cannot set the
+/// generation (the strategy bumps it from the stored value when the spec changes).
+fn keep_generation(new: &mut ObjectMeta, old: &ObjectMeta) {
+    new.generation = old.generation;
+}
+
+/// `rest.BeforeUpdate`, after the strategy ran: the creation time is the
+/// stored one, an update can never remove or change a deletion timestamp nor
+/// remove the grace period, and an omitted UID is the stored one.
+fn keep_system_fields(new: &mut ObjectMeta, old: &ObjectMeta) {
+    if old.creation_timestamp.is_some() {
+        new.creation_timestamp.clone_from(&old.creation_timestamp);
+    }
+    if old.deletion_timestamp.is_some() {
+        new.deletion_timestamp.clone_from(&old.deletion_timestamp);
+    }
+    if old.deletion_grace_period_seconds.is_some() && new.deletion_grace_period_seconds.is_none() {
+        new.deletion_grace_period_seconds = old.deletion_grace_period_seconds;
+    }
+    if new.uid.as_deref().unwrap_or_default().is_empty() {
+        new.uid.clone_from(&old.uid);
+    }
 }
 
 /// The generation after an update of the main resource: `old + 1` when the
@@ -169,7 +198,8 @@ pub fn next_generation(old: Option<i64>, changed: bool) -> Option<i64> {
     }
 }
 
-/// Metadata a `/status` write may not change, reset to the stored values:
+/// Metadata a `/status` write of a `lifecycle.k8s.io` kind may not change
+/// (eviction spec §4.3), reset to the stored values:
 /// labels, annotations, finalizers, owner references, deletionTimestamp and
 /// generation (`ResetObjectMetaForStatus`; managedFields stay, as upstream).
 /// Changes are ignored, not errors.

@@ -28,7 +28,7 @@ use super::pod_template::validate_template_eviction_responders;
 use crate::equality::semantic_eq;
 use crate::field::{ErrorList, Path};
 use crate::meta::generic::{before_create, validate_common_fields};
-use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
+use crate::strategy::{Context, Strategy, next_generation};
 
 /// Create, update and status-update rules of `batch/v1` Jobs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -120,9 +120,9 @@ impl Strategy for JobStrategy {
         errs
     }
 
+    /// Upstream's `jobStatusStrategy.PrepareForUpdate`: the spec is the stored one.
     fn prepare_for_status_update(new: &mut Job, old: &Job) {
         new.spec.clone_from(&old.spec);
-        reset_metadata_for_status(&mut new.metadata, &old.metadata);
     }
 
     fn validate_status_update(new: &Job, old: &Job, _ctx: &Context<'_>) -> ErrorList {

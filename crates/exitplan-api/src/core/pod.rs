@@ -18,7 +18,7 @@ use crate::lifecycle::constants::{
 use crate::meta::{self, NameRule};
 use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
-use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
+use crate::strategy::{Context, Strategy, next_generation};
 
 /// The detail upstream's `ValidatePodUpdate` gives when a pod update changes
 /// a field other than the few mutable ones (upstream appends a diff of the
@@ -163,9 +163,15 @@ impl Strategy for PodStrategy {
 
     /// Copies the spec from the stored pod and resets the metadata a
     /// `/status` write may not change.
+    /// Upstream's `podStatusStrategy.PrepareForUpdate`: the spec and owner
+    /// references are the stored ones and the deletion timestamp cannot be
+    /// set here; labels, annotations and finalizers may change.
     fn prepare_for_status_update(new: &mut Pod, old: &Pod) {
         new.spec.clone_from(&old.spec);
-        reset_metadata_for_status(&mut new.metadata, &old.metadata);
+        new.metadata.deletion_timestamp = None;
+        new.metadata
+            .owner_references
+            .clone_from(&old.metadata.owner_references);
     }
 
     fn validate_status_update(new: &Pod, old: &Pod, _ctx: &Context<'_>) -> ErrorList {

@@ -24,7 +24,7 @@ use crate::meta::generic::{before_create, validate_common_fields};
 use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
 use crate::selector::validate_label_selector;
-use crate::strategy::{Context, Strategy, next_generation, reset_metadata_for_status};
+use crate::strategy::{Context, Strategy, next_generation};
 
 /// Supported unhealthyPodEvictionPolicy values, sorted as upstream prints them.
 const UNHEALTHY_POD_EVICTION_POLICIES: [&str; 2] = [ALWAYS_ALLOW, IF_HEALTHY_BUDGET];
@@ -222,9 +222,9 @@ impl Strategy for PodDisruptionBudgetStrategy {
     }
 
     /// Spec and metadata reset to the stored object.
+    /// Upstream's `podDisruptionBudgetStatusStrategy.PrepareForUpdate`: the spec is the stored one.
     fn prepare_for_status_update(new: &mut PodDisruptionBudget, old: &PodDisruptionBudget) {
         new.spec.clone_from(&old.spec);
-        reset_metadata_for_status(&mut new.metadata, &old.metadata);
     }
 
     /// Common metadata fields, then the status rules.

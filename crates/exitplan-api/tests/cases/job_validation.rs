@@ -1369,9 +1369,11 @@ fn case_141_without_start_time_also_needs_one() {
     );
 }
 
-/// A `/status` write cannot change the spec or metadata (they are reset).
+/// A `/status` write cannot change the spec (reset to the stored one), but may
+/// change labels, as upstream's `jobStatusStrategy` allows; a client-sent
+/// generation or creation time is ignored (`rest.BeforeUpdate`).
 #[test]
-fn status_write_resets_spec_and_metadata() {
+fn status_write_resets_spec_but_not_labels() {
     let job = managed_job();
     let absent = Absent::default();
     let mut new = job.clone();
@@ -1379,9 +1381,18 @@ fn status_write_resets_spec_and_metadata() {
     if let Some(s) = new.spec.as_mut() {
         s.backoff_limit = Some(-5);
     }
+    new.metadata.generation = Some(99);
+    new.metadata.creation_timestamp = None;
+    new.metadata.uid = None;
     admit_status_update::<JobStrategy>(&mut new, &job, &ctx(&absent)).expect("nothing to reject");
     assert_eq!(new.spec, job.spec);
-    assert_eq!(new.metadata.labels, job.metadata.labels);
+    assert_eq!(new.metadata.labels, Some(labels(&[("x", "y")])));
+    assert_eq!(new.metadata.generation, job.metadata.generation);
+    assert_eq!(
+        new.metadata.creation_timestamp,
+        job.metadata.creation_timestamp
+    );
+    assert_eq!(new.metadata.uid, job.metadata.uid);
 }
 
 type SpecFn = fn(&mut JobSpec);

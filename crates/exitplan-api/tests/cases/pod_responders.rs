@@ -391,10 +391,22 @@ fn pod_strategy_create_and_status() {
         phase: Some("Running".into()),
         ..PodStatus::default()
     });
+    // Labels may change through /status (upstream's podStatusStrategy);
+    // owner references and the deletion timestamp may not.
+    new.metadata.labels = Some([("phase".to_owned(), "running".to_owned())].into());
+    new.metadata.owner_references = Some(vec![Default::default()]);
+    new.metadata.deletion_timestamp =
+        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(now()));
     admit_status_update::<PodStrategy>(&mut new, &old, &ctx).expect("status write");
     assert_eq!(new.spec, old.spec);
     assert_eq!(
         new.status.as_ref().and_then(|s| s.phase.as_deref()),
         Some("Running")
     );
+    assert_eq!(
+        new.metadata.labels,
+        Some([("phase".to_owned(), "running".to_owned())].into())
+    );
+    assert_eq!(new.metadata.owner_references, old.metadata.owner_references);
+    assert_eq!(new.metadata.deletion_timestamp, None);
 }
