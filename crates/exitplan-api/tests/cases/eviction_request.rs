@@ -1,5 +1,6 @@
 //! eviction-cases.md §A — formats and EvictionRequest validation (cases 1–15).
 
+use crate::support::{assert_errors, now};
 use std::collections::BTreeMap;
 
 use exitplan_api::absent::Absent;
@@ -10,7 +11,6 @@ use exitplan_api::lifecycle::{
     validate_eviction_request_status_update, validate_eviction_request_update,
 };
 use exitplan_api::strategy::{Context, admit_create, admit_status_update, admit_update};
-use jiff::Timestamp;
 use k8s_openapi::api::lifecycle::v1alpha1::{
     EvictionRequest, EvictionRequestPodReference, EvictionRequestSpec, EvictionRequestStatus,
     EvictionRequestTarget,
@@ -20,10 +20,6 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time
 // ---------------------------------------------------------------- builders
 
 const UID: &str = "bd23f542-ac79-4b44-a628-9735e18b8037";
-
-fn now() -> Timestamp {
-    "2026-07-01T12:00:00Z".parse().expect("valid timestamp")
-}
 
 /// The valid ER of case 1.
 fn er() -> EvictionRequest {
@@ -90,15 +86,6 @@ fn status_update(
 ) -> ErrorList {
     let (o, n) = pair(|e| e.status = old, |e| e.status = new);
     validate_eviction_request_status_update(&n, &o, &Absent::default())
-}
-
-/// Asserts the exact list of `(type, field, origin)`.
-fn assert_errors(errs: &ErrorList, want: &[(ErrorType, &str, Option<&str>)]) {
-    let got: Vec<(ErrorType, &str, Option<&str>)> = errs
-        .iter()
-        .map(|e| (e.error_type, e.field.as_str(), e.origin.as_deref()))
-        .collect();
-    assert_eq!(got, want, "errors: {errs}");
 }
 
 use ErrorType::{Duplicate, Invalid, NotSupported, Required, TooMany};

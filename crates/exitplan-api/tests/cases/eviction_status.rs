@@ -6,6 +6,7 @@
 //! a fixed clock: like upstream, the time setters add `i` seconds to the time
 //! they are given for responder `i`.
 
+use crate::support::{assert_errors, now};
 use std::collections::BTreeMap;
 
 use exitplan_api::absent::Absent;
@@ -26,10 +27,6 @@ use proptest::prelude::*;
 use ErrorType::{Duplicate, Forbidden, Invalid, NotSupported, Required, TooLong, TooMany};
 
 // ---------------------------------------------------------------- clock
-
-fn now() -> Timestamp {
-    "2026-07-01T12:00:00Z".parse().expect("valid timestamp")
-}
 
 fn secs(s: i64) -> SignedDuration {
     SignedDuration::from_secs(s)
@@ -327,14 +324,6 @@ fn validate_at(old: &St, new: &St, now: Timestamp) -> ErrorList {
 
 fn validate(old: &St, new: &St) -> ErrorList {
     validate_at(old, new, now())
-}
-
-fn assert_errors(errs: &ErrorList, want: &[(ErrorType, &str, Option<&str>)]) {
-    let got: Vec<(ErrorType, &str, Option<&str>)> = errs
-        .iter()
-        .map(|e| (e.error_type, e.field.as_str(), e.origin.as_deref()))
-        .collect();
-    assert_eq!(got, want, "errors: {errs}");
 }
 
 /// Asserts `(type, field, detail)` of every error, in order.

@@ -12,3 +12,4 @@ mod job_validation;
 mod pdb_validation;
 mod pod_responders;
 mod sort;
+mod support;

@@ -1,10 +1,10 @@
 //! eviction-cases.md §B — Pod `spec.evictionResponders` (cases 16–23).
 
+use crate::support::{assert_errors, now};
 use exitplan_api::absent::{Absent, find_absent};
 use exitplan_api::core::pod::{PodStrategy, validate_eviction_responders};
 use exitplan_api::field::{ErrorList, ErrorType, Path};
 use exitplan_api::strategy::{Context, Strategy, admit_create, admit_status_update, admit_update};
-use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{
     Container, EvictionResponder, Pod, PodSchedulingGroup, PodSpec, PodStatus,
 };
@@ -23,18 +23,6 @@ fn er(name: &str, priority: i32) -> EvictionResponder {
 
 fn check(list: &[EvictionResponder]) -> ErrorList {
     validate_eviction_responders(list, false, &Path::new("spec"), &Absent::default())
-}
-
-fn assert_errors(errs: &ErrorList, want: &[(ErrorType, &str, Option<&str>)]) {
-    let got: Vec<(ErrorType, &str, Option<&str>)> = errs
-        .iter()
-        .map(|e| (e.error_type, e.field.as_str(), e.origin.as_deref()))
-        .collect();
-    assert_eq!(got, want, "errors: {errs}");
-}
-
-fn now() -> Timestamp {
-    "2026-07-01T12:00:00Z".parse().expect("valid timestamp")
 }
 
 fn pod(responders: Option<Vec<EvictionResponder>>) -> Pod {
