@@ -39,6 +39,7 @@ pub mod keyed_list;
 pub mod lifecycle;
 pub mod meta;
 pub mod nonnegative;
+pub mod patch;
 pub mod policy;
 pub mod render;
 pub mod selector;

@@ -212,6 +212,37 @@ pub fn reset_metadata_for_status(new: &mut ObjectMeta, old: &ObjectMeta) {
     new.generation = old.generation;
 }
 
+/// A strategy that validates only `metadata`, for kinds whose own rules
+/// exitplan does not implement (yet): names, namespace, labels, annotations,
+/// owner references, finalizers on create; identity and resourceVersion
+/// rules on update. `NAMESPACED` says whether objects live in a namespace.
+#[derive(Debug)]
+pub struct MetadataOnlyStrategy<T, const NAMESPACED: bool>(std::marker::PhantomData<fn() -> T>);
+
+impl<T, const NAMESPACED: bool> Strategy for MetadataOnlyStrategy<T, NAMESPACED>
+where
+    T: k8s_openapi::Resource + k8s_openapi::Metadata<Ty = ObjectMeta> + Clone,
+{
+    type Object = T;
+    const NAMESPACED: bool = NAMESPACED;
+
+    fn validate_create(obj: &T, _ctx: &Context<'_>) -> ErrorList {
+        crate::meta::validate_object_meta(
+            obj.metadata(),
+            NAMESPACED,
+            crate::meta::NameRule::Subdomain,
+        )
+    }
+
+    fn validate_update(new: &T, old: &T, _ctx: &Context<'_>) -> ErrorList {
+        crate::meta::validate_object_meta_update(new.metadata(), old.metadata())
+    }
+
+    fn validate_status_update(new: &T, old: &T, _ctx: &Context<'_>) -> ErrorList {
+        crate::meta::validate_object_meta_update(new.metadata(), old.metadata())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

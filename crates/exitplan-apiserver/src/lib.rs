@@ -1,0 +1,23 @@
+//! # exitplan-apiserver
+//!
+//! A Kubernetes-compatible API server that real clients (kubectl, kube-rs,
+//! client-python) use unchanged, durable on disk — exitplan's embedded default.
+//!
+//! ```text
+//!  HTTP (axum) ──► authn ──► REST handlers ──► registry (per-resource rules:
+//!                                  │            exitplan_api strategies, attrs)
+//!                                  ▼
+//!                               storage (redb, revision log, watch feed)
+//! ```
+//!
+//! * [`clock`] — the one injected clock.
+//! * [`storage`] — objects, revisions, durability, watches.
+//! * [`registry`] — the served resources and their admission rules.
+//! * [`discovery`] — version, discovery, OpenAPI, Tables, selectors.
+//! * [`rest`] — the HTTP API.
+
+pub mod clock;
+pub mod discovery;
+pub mod registry;
+pub mod rest;
+pub mod storage;

@@ -1,0 +1,147 @@
+//! Admission of writes: JSON in, the object to store (or the error) out,
+//! through the `exitplan_api` registry strategies.
+
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use exitplan_api::absent::find_absent;
+use exitplan_api::status::InvalidError;
+use exitplan_api::strategy::{
+    self, Context, MetadataOnlyStrategy, Strategy, SystemFields, fill_system_fields,
+};
+use jiff::Timestamp;
+
+/// Why a write was not admitted.
+#[derive(Debug, thiserror::Error)]
+pub enum AdmissionError {
+    /// The body does not decode into the kind's schema (HTTP 400).
+    #[error("{0}")]
+    Decode(String),
+    /// The object is invalid (HTTP 422).
+    #[error(transparent)]
+    Invalid(#[from] InvalidError),
+}
+
+/// How a resource admits creates, updates and `/status` updates. On success
+/// the JSON value is replaced by the object to store.
+pub trait Admission: Send + Sync + std::fmt::Debug {
+    /// Fills system fields, defaults, prepares and validates a new object.
+    fn create(
+        &self,
+        obj: &mut Value,
+        system: &SystemFields,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError>;
+    /// Defaults, prepares and validates an update of the main resource.
+    fn update(&self, new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError>;
+    /// Defaults, prepares and validates a `/status` update.
+    fn update_status(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError>;
+}
+
+/// Admission through an `exitplan_api` [`Strategy`].
+pub struct Typed<S>(PhantomData<fn() -> S>);
+
+impl<S> Typed<S> {
+    /// The adapter for `S`.
+    pub const fn new() -> Self {
+        Typed(PhantomData)
+    }
+}
+
+impl<S> Default for Typed<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<S> std::fmt::Debug for Typed<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Typed<{}>", std::any::type_name::<S>())
+    }
+}
+
+/// Admission that checks only metadata (kinds without rules of their own yet).
+pub type MetadataOnly<T, const NAMESPACED: bool> = Typed<MetadataOnlyStrategy<T, NAMESPACED>>;
+
+fn decode<T: DeserializeOwned + k8s_openapi::Resource>(value: &Value) -> Result<T, AdmissionError> {
+    serde_json::from_value(value.clone()).map_err(|e| {
+        AdmissionError::Decode(format!(
+            "{kind} in version \"{version}\" cannot be handled as a {kind}: {e}",
+            kind = T::KIND,
+            version = T::VERSION
+        ))
+    })
+}
+
+fn encode<T: Serialize>(obj: &T, into: &mut Value) -> Result<(), AdmissionError> {
+    *into = serde_json::to_value(obj).map_err(|e| AdmissionError::Decode(e.to_string()))?;
+    Ok(())
+}
+
+impl<S> Admission for Typed<S>
+where
+    S: Strategy,
+    S::Object: DeserializeOwned + Serialize,
+{
+    fn create(
+        &self,
+        obj: &mut Value,
+        system: &SystemFields,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        let absent = find_absent(obj);
+        let mut typed: S::Object = decode(obj)?;
+        fill_system_fields(k8s_openapi::Metadata::metadata_mut(&mut typed), system);
+        strategy::admit_create::<S>(
+            &mut typed,
+            &Context {
+                now,
+                absent: &absent,
+            },
+        )?;
+        encode(&typed, obj)
+    }
+
+    fn update(&self, new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError> {
+        let absent = find_absent(new);
+        let mut typed: S::Object = decode(new)?;
+        let old: S::Object = decode(old)?;
+        strategy::admit_update::<S>(
+            &mut typed,
+            &old,
+            &Context {
+                now,
+                absent: &absent,
+            },
+        )?;
+        encode(&typed, new)
+    }
+
+    fn update_status(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        let absent = find_absent(new);
+        let mut typed: S::Object = decode(new)?;
+        let old: S::Object = decode(old)?;
+        strategy::admit_status_update::<S>(
+            &mut typed,
+            &old,
+            &Context {
+                now,
+                absent: &absent,
+            },
+        )?;
+        encode(&typed, new)
+    }
+}
