@@ -53,7 +53,10 @@ async fn watch_resumes_after_a_resource_version() {
     }
     // Pods are deleted gracefully even with grace 0 (unscheduled): the
     // deletionTimestamp is written, then the pod removed — as upstream.
-    assert_eq!(seen, ["ADDED p1", "MODIFIED p1", "MODIFIED p1", "DELETED p1"]);
+    assert_eq!(
+        seen,
+        ["ADDED p1", "MODIFIED p1", "MODIFIED p1", "DELETED p1"]
+    );
 }
 
 #[tokio::test(start_paused = true)]
