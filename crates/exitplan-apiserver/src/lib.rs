@@ -16,7 +16,8 @@
 //! * [`discovery`] — version, discovery, OpenAPI, Tables, selectors.
 //! * [`rest`] — the HTTP API.
 //! * [`server`] — [`server::Server`]: builder, router, bootstrap, serving.
-//! * [`kubeconfig`] — the kubeconfig `exitplan up` writes.
+//! * [`kubeconfig`] — the kubeconfig `exitplan up` writes; [`tls`] — its
+//!   local CA and HTTPS listener.
 
 pub mod clock;
 pub mod discovery;
@@ -25,3 +26,4 @@ pub mod registry;
 pub mod rest;
 pub mod server;
 pub mod storage;
+pub mod tls;

@@ -161,4 +161,25 @@ impl Server {
             })
             .await
     }
+
+    /// Serves HTTPS with `config` on `listener` until `signal` completes
+    /// (see [`Server::serve`]).
+    pub async fn serve_tls(
+        &self,
+        listener: tokio::net::TcpListener,
+        config: Arc<rustls::ServerConfig>,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let this = self.clone();
+        axum::serve(
+            crate::tls::TlsListener::new(listener, config),
+            self.router(),
+        )
+        .with_graceful_shutdown(async move {
+            signal.await;
+            tracing::info!("shutting down: ending watches, finishing in-flight requests");
+            this.shutdown();
+        })
+        .await
+    }
 }

@@ -4,9 +4,12 @@
 //! * Data lives in `--data` (default `$XDG_DATA_HOME/exitplan`, else
 //!   `~/.local/share/exitplan`): the database (`exitplan.redb`) and the
 //!   bearer token (`token`, created at first start, mode 0600).
-//! * Listens on `--listen` (default `127.0.0.1:6443`), plain HTTP.
+//! * Listens on `--listen` (default `127.0.0.1:6443`) over HTTPS with a
+//!   private CA made at first start (`ca.crt`, `server.crt`, `server.key`
+//!   in the data directory): kubectl (client-go) sends a kubeconfig's token
+//!   only to `https://` servers.
 //! * Writes a kubeconfig (mode 0600, default `<data>/kubeconfig`) with the
-//!   server URL and the token, and prints how to use it.
+//!   server URL, the CA and the token, and prints how to use it.
 //! * Stops on Ctrl-C or SIGTERM: stops accepting, ends watches, lets
 //!   in-flight requests (and their durable writes) finish.
 
@@ -20,6 +23,7 @@ use exitplan_apiserver::kubeconfig;
 use exitplan_apiserver::rest::meta::random_hex;
 use exitplan_apiserver::server::Server;
 use exitplan_apiserver::storage::Store;
+use exitplan_apiserver::tls::{LocalCa, local_names};
 
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:6443";
@@ -31,7 +35,7 @@ pub struct UpArgs {
     /// Default: $XDG_DATA_HOME/exitplan or ~/.local/share/exitplan.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// Address to listen on (plain HTTP; use port 0 for any free port).
+    /// Address to listen on (HTTPS; use port 0 for any free port).
     #[arg(long, value_name = "ADDR", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
     /// Where to write the kubeconfig. Default: <data>/kubeconfig.
@@ -141,14 +145,14 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         .await
         .with_context(|| format!("binding {}", args.listen))?;
     let addr = listener.local_addr().context("reading the bound address")?;
-    if !addr.ip().is_loopback() {
-        tracing::warn!(%addr, "listening beyond loopback over plain HTTP: the token travels unencrypted");
-    }
-    let url = format!("http://{addr}");
+    let ca = LocalCa::load_or_create(&data, &local_names(Some(addr.ip())))
+        .context("preparing the TLS certificate")?;
+    let tls = ca.server_config().context("configuring TLS")?;
+    let url = format!("https://{addr}");
     let kubeconfig_path = args.kubeconfig.unwrap_or_else(|| data.join("kubeconfig"));
     kubeconfig::write_private(
         &kubeconfig_path,
-        &kubeconfig::render(&url, &token, "default"),
+        &kubeconfig::render(&url, &token, "default", Some(&ca.ca_pem)),
     )
     .with_context(|| format!("writing {}", kubeconfig_path.display()))?;
     tracing::info!(%url, data = %data.display(), revision = server.store().revision(), "exitplan API server ready");
@@ -159,7 +163,7 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         kubeconfig_path.display()
     );
     server
-        .serve(listener, shutdown_signal())
+        .serve_tls(listener, tls, shutdown_signal())
         .await
         .context("serving HTTP")?;
     tracing::info!("stopped");
