@@ -57,6 +57,27 @@ pub fn output(headers: &HeaderMap, query: &Query) -> Result<Output, ApiError> {
     }
 }
 
+/// For documents served only as JSON (discovery, OpenAPI): 406 unless the
+/// `Accept` header allows JSON (a protobuf-only OpenAPI request gets the
+/// 406 client-go expects rather than JSON it cannot parse).
+pub fn json_only(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(accept) = headers.get(ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return Ok(());
+    };
+    let ok = accept.trim().is_empty()
+        || accept.split(',').any(|m| {
+            matches!(
+                m.split(';').next().unwrap_or_default().trim(),
+                "application/json" | "*/*" | "application/*"
+            )
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(not_acceptable(PRODUCED))
+    }
+}
+
 fn include_object(query: &Query) -> IncludeObject {
     match query.get("includeObject") {
         Some("None") => IncludeObject::None,
@@ -90,5 +111,12 @@ mod tests {
         );
         let e = with("application/vnd.kubernetes.protobuf").expect_err("406");
         assert_eq!(e.code(), 406);
+        let mut h = HeaderMap::new();
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"),
+        );
+        assert_eq!(json_only(&h).map_err(|e| e.code()), Err(406));
+        assert!(json_only(&HeaderMap::new()).is_ok());
     }
 }

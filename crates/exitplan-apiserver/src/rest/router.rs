@@ -65,6 +65,7 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
         if parts.method != Method::GET {
             return Err(method_not_allowed());
         }
+        super::negotiate::json_only(&parts.headers)?;
         value
             .map(|v| respond::json(200, &v))
             .ok_or_else(resource_not_found)

@@ -118,3 +118,17 @@ pub async fn reopen(path: &std::path::Path) -> Store {
     }
     panic!("the database stayed locked")
 }
+
+/// A kube-rs client on `server`'s router that sends `token`.
+pub fn authed_client(server: &Server, token: &'static str) -> kube::Client {
+    let header = format!("Bearer {token}");
+    let service = tower::ServiceBuilder::new()
+        .map_request(move |mut req: axum::http::Request<kube::client::Body>| {
+            if let Ok(v) = axum::http::HeaderValue::from_str(&header) {
+                req.headers_mut().insert("authorization", v);
+            }
+            req
+        })
+        .service(server.router());
+    kube::Client::new(service, "default")
+}
