@@ -9,7 +9,7 @@
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`].
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`],
-//!   [`negotiate`] (JSON or Table), [`meta`] (UIDs, managers), [`respond`],
+//!   [`negotiate`] (JSON or Table), [`fieldvalidation`] (unknown fields), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
 
 pub mod auth;
@@ -18,6 +18,7 @@ pub mod create;
 pub mod delete;
 pub mod errors;
 pub mod eviction;
+pub mod fieldvalidation;
 pub mod get;
 pub mod list;
 pub mod meta;

@@ -150,6 +150,15 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     })
 }
 
+/// Whether a PUT of an absent object creates it (`AllowCreateOnUpdate`:
+/// Leases and Events upstream).
+pub fn allows_create_on_update(def: &ResourceDef) -> bool {
+    matches!(
+        (def.group, def.kind),
+        ("coordination.k8s.io", "Lease") | ("", "Event") | ("events.k8s.io", "Event")
+    )
+}
+
 /// `PUT …/<name>` and `PUT …/<name>/status`.
 pub async fn update(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
@@ -161,9 +170,33 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
             call.name()
         )));
     }
+    let warnings = super::fieldvalidation::check(
+        super::fieldvalidation::directive(&call.query)?,
+        call.def,
+        &new,
+    )?;
     super::create::set_namespace(call.def, &mut new, call.ns())?;
-    let (stored, _) = current(&call.state, call.def, call.ns(), call.name())?;
     let manager = field_manager(&call.query, &call.headers);
+    let stored = match current(&call.state, call.def, call.ns(), call.name()) {
+        Ok((stored, _)) => stored,
+        Err(e)
+            if e.code() == 404
+                && allows_create_on_update(call.def)
+                && call.subresource.is_none() =>
+        {
+            if let Some(meta) = super::meta::meta_mut(&mut new) {
+                meta.remove("resourceVersion");
+            }
+            let created =
+                super::create::create_object(&call.state, call.def, new, &manager, dry_run, true)
+                    .await?;
+            return Ok(super::fieldvalidation::warn(
+                render(call, 201, &created)?,
+                &warnings,
+            ));
+        }
+        Err(e) => return Err(e),
+    };
     let updated = update_object(
         &call.state,
         Update {
@@ -177,5 +210,8 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
         },
     )
     .await?;
-    render(call, 200, &updated.object)
+    Ok(super::fieldvalidation::warn(
+        render(call, 200, &updated.object)?,
+        &warnings,
+    ))
 }
