@@ -188,7 +188,7 @@ fn update_managed(
             id.clone(),
             Entry {
                 set,
-                api_version: ctx.version.clone(),
+                api_version: ctx.group_version(),
                 applied: false,
                 time: Some(crate::time::format_rfc3339(now)),
             },
@@ -244,7 +244,7 @@ fn apply_core(
         let before = ManagerId::new(
             "before-first-apply",
             Operation::Update,
-            &ctx.version,
+            &ctx.group_version(),
             ctx.subresource,
         );
         update_managed(
@@ -277,7 +277,7 @@ fn apply_core(
         id.clone(),
         Entry {
             set: config_set.recursive_difference(&ctx.ignored),
-            api_version: ctx.version.clone(),
+            api_version: ctx.group_version(),
             applied: true,
             time: last.as_ref().and_then(|l| l.time.clone()),
         },
@@ -441,7 +441,7 @@ pub fn apply(
         )));
     }
     let live_clean = without_managed_fields(&live_obj);
-    let id = ManagerId::new(manager, Operation::Apply, &ctx.version, subresource);
+    let id = ManagerId::new(manager, Operation::Apply, &ctx.group_version(), subresource);
     let run = |force: bool| {
         apply_core(
             &ctx,
@@ -570,7 +570,12 @@ pub fn record_update(
         kind: ty.kind.to_owned(),
         ignored: ignored_set(ts, subresource),
     };
-    let id = ManagerId::new(manager, Operation::Update, &ctx.version, subresource);
+    let id = ManagerId::new(
+        manager,
+        Operation::Update,
+        &ctx.group_version(),
+        subresource,
+    );
     let live_clean = without_managed_fields(&live);
     update_managed(&ctx, &live_clean, new, &mut managed, &id, now);
     set_managed_fields(new, &managed);
