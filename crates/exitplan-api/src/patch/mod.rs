@@ -83,7 +83,7 @@ pub struct TypeRef<'a> {
 /// 10000 operations a 413, and any failing operation (a failed `test`, a
 /// missing path, a bad index) a 422 `Invalid` with the generic message
 /// `the server rejected our request due to an error in our request`; the
-/// library's own text is in [`PatchError::cause`].
+/// library's own text is in [`PatchError::detail`].
 pub fn json_patch(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
     json_patch::apply(original, patch)
 }

@@ -62,6 +62,10 @@ pub struct ListSchema {
     pub ssa: SsaList,
     /// The items' schema.
     pub elem: Schema,
+    /// The Go field has no `omitempty` (`PodSpec.containers`): upstream's
+    /// typed values always carry it, so it never appears or disappears as a
+    /// whole and is never a member of an update's field set.
+    pub always_present: bool,
 }
 
 /// Strategic merge patch list strategy.
@@ -150,7 +154,12 @@ fn map(elem: Schema) -> Schema {
 }
 
 fn list(smp: SmpList, ssa: SsaList, elem: Schema) -> Schema {
-    Schema::List(Box::new(ListSchema { smp, ssa, elem }))
+    Schema::List(Box::new(ListSchema {
+        smp,
+        ssa,
+        elem,
+        always_present: false,
+    }))
 }
 
 /// `patchStrategy:"merge" patchMergeKey:"<key>"` and `+listType=map
@@ -233,7 +242,15 @@ fn pod_spec() -> Schema {
     st(vec![
         ("volumes", keyed("name", Schema::Any)),
         ("initContainers", keyed("name", container())),
-        ("containers", keyed("name", container())),
+        (
+            "containers",
+            Schema::List(Box::new(ListSchema {
+                smp: SmpList::MergeKey("name"),
+                ssa: SsaList::Map(vec![("name", None)]),
+                elem: container(),
+                always_present: true,
+            })),
+        ),
         ("ephemeralContainers", keyed("name", container())),
         ("imagePullSecrets", keyed("name", Schema::AtomicStruct)),
         ("hostAliases", keyed("ip", Schema::Any)),

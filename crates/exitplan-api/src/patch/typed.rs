@@ -267,8 +267,9 @@ fn walk_compare(
             }
         }
     }
-    let own_member =
-        member_node || matches!(schema, Schema::Map(_)) || granular_list(schema).is_some();
+    let own_member = member_node
+        || matches!(schema, Schema::Map(_))
+        || (granular_list(schema).is_some() && !schema.list().is_some_and(|l| l.always_present));
     if own_member {
         match (lhs, rhs) {
             (None, Some(_)) => c.added.insert(path),

@@ -1096,6 +1096,27 @@ fn record_update_ownership() {
     );
 }
 
+/// A created pod's `Update` entry: maps and granular lists that appear are
+/// members (`.`) like upstream's `f:labels` and `f:ports`; struct fields and
+/// `containers` (never omitted in upstream's typed pod) are not.
+#[test]
+fn record_update_pod_create_fields_v1() {
+    let mut created: Value = serde_saphyr::from_str(SMALL_POD).expect("yaml");
+    record_update(POD, None, &mut created, "kubectl-create", None, now());
+    assert_eq!(
+        fields_of(&created, "kubectl-create"),
+        json!({
+            "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+            "f:spec": {"f:containers": {"k:{\"name\":\"c\"}": {
+                ".": {}, "f:image": {}, "f:name": {},
+                "f:ports": {".": {}, "k:{\"containerPort\":80,\"protocol\":\"TCP\"}": {
+                    ".": {}, "f:containerPort": {}
+                }}
+            }}}
+        })
+    );
+}
+
 /// An existing object nobody tracks stays untracked on update
 /// (skip-non-applied), and a no-op update keeps the entry's old time.
 #[test]
