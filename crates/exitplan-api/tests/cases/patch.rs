@@ -1137,3 +1137,29 @@ fn record_update_untracked_and_noop() {
         tracked["metadata"]["managedFields"]
     );
 }
+
+/// kube-rs sends apply bodies as JSON (valid YAML); timestamps stay strings
+/// and integers stay integers, quoted or not.
+#[test]
+fn ssa_json_body_and_yaml_scalars() {
+    let json_body = r#"{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l","namespace":"default"},"spec":{"holderIdentity":"a","leaseDurationSeconds":15,"renewTime":"2026-07-01T12:00:00.000000Z"}}"#;
+    let got = server_side_apply(LEASE, None, json_body.as_bytes(), "leader", true, now())
+        .expect("json apply");
+    assert_eq!(got["spec"]["renewTime"], "2026-07-01T12:00:00.000000Z");
+    assert_eq!(got["spec"]["leaseDurationSeconds"], 15);
+    let yaml_body = "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata: {name: l, namespace: default}\nspec:\n  renewTime: 2026-07-01T12:00:00.000000Z\n  leaseDurationSeconds: 15\n";
+    let got = server_side_apply(
+        LEASE,
+        Some(&got),
+        yaml_body.as_bytes(),
+        "leader",
+        true,
+        now(),
+    )
+    .expect("yaml apply");
+    assert_eq!(got["spec"]["renewTime"], "2026-07-01T12:00:00.000000Z");
+    assert!(
+        got["spec"].get("holderIdentity").is_none(),
+        "no longer applied: pruned"
+    );
+}
