@@ -16,10 +16,14 @@
 //! * [`imperative`] — the default `imperative-eviction.k8s.io/evictor` responder (§8).
 //! * [`job`] — pod failure policy matching and the Job sync decision (job-failure spec §2–§9).
 //! * [`disruption`] — PodDisruptionBudget status (job-failure spec §13).
+//! * [`gc`] — garbage collection of owner references.
+//! * [`simulation`] — the simulated cluster: scheduler, kubelet, node status.
 //! * [`conditions`] — `metav1.Condition` bookkeeping shared by all of them.
 
 pub mod conditions;
 pub mod disruption;
 pub mod evictionrequest;
+pub mod gc;
 pub mod imperative;
 pub mod job;
+pub mod simulation;

@@ -3,11 +3,41 @@
 //! strategic merge patch (list merge keys of the served built-in types) and
 //! server-side apply (field ownership in `metadata.managedFields`).
 //!
-//! INTERFACE STUB: the signatures are fixed; the implementations land with
-//! the patch work item.
+//! ```text
+//!   json_patch ─────────────── json_patch.rs   (evanphx/json-patch v4 semantics)
+//!   merge_patch ────────────── merge.rs        (RFC 7386)
+//!   strategic_merge_patch ──── strategic.rs ─┐ (apimachinery strategicpatch)
+//!   server_side_apply ──────── apply.rs ─────┤ (apiserver fieldmanager chain)
+//!   record_update ──────────── apply.rs ─────┤
+//!                                            ▼
+//!                     schema.rs  one table per served type: list merge keys
+//!                                (SMP) and list/map/struct types (SSA)
+//!   apply.rs ─► typed.rs   merge / compare / to-field-set / remove on values
+//!           ─► fields.rs   field sets and their `fieldsV1` encoding
+//!           ─► managed.rs  `metadata.managedFields` entries and managers
+//! ```
+//!
+//! Every function is pure: the caller passes `now`. Errors carry the HTTP
+//! status, `Status.reason` and `Status.message` kube-apiserver answers with.
+
+mod apply;
+mod error;
+mod fields;
+mod gofmt;
+mod json_patch;
+mod managed;
+mod merge;
+mod schema;
+mod strategic;
+mod typed;
+mod yaml;
 
 use jiff::Timestamp;
 use serde_json::Value;
+
+pub use error::{Cause, PatchError};
+pub use fields::{FieldSet, PathElement};
+pub use schema::served_version;
 
 /// The patch formats, by request `Content-Type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,70 +76,76 @@ pub struct TypeRef<'a> {
     pub kind: &'a str,
 }
 
-/// Why a patch failed; `code` and `reason` are the HTTP status and
-/// `Status.reason` kube-apiserver answers with.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct PatchError {
-    /// HTTP status code (400, 409, 415, 422, 500).
-    pub code: u16,
-    /// `Status.reason` (`BadRequest`, `Conflict`, `UnsupportedMediaType`, `Invalid`, …).
-    pub reason: String,
-    /// `Status.message`.
-    pub message: String,
-}
-
 /// Applies an RFC 6902 JSON Patch.
-pub fn json_patch(_original: &Value, _patch: &[u8]) -> Result<Value, PatchError> {
-    Err(unimplemented_patch("json-patch"))
+///
+/// Semantics and error texts are those of `gopkg.in/evanphx/json-patch.v4`
+/// as kube-apiserver uses it: an undecodable patch is a 400, more than
+/// 10000 operations a 413, and any failing operation (a failed `test`, a
+/// missing path, a bad index) a 422 `Invalid` with the generic message
+/// `the server rejected our request due to an error in our request`; the
+/// library's own text is in [`PatchError::detail`].
+pub fn json_patch(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
+    json_patch::apply(original, patch)
 }
 
 /// Applies an RFC 7386 JSON merge patch.
-pub fn merge_patch(_original: &Value, _patch: &[u8]) -> Result<Value, PatchError> {
-    Err(unimplemented_patch("merge-patch"))
+pub fn merge_patch(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
+    merge::apply(original, patch)
 }
 
 /// Applies a strategic merge patch for the type `ty`.
 pub fn strategic_merge_patch(
-    _ty: TypeRef<'_>,
-    _original: &Value,
-    _patch: &[u8],
+    ty: TypeRef<'_>,
+    original: &Value,
+    patch: &[u8],
 ) -> Result<Value, PatchError> {
-    Err(unimplemented_patch("strategic-merge-patch"))
+    strategic::apply(ty, original, patch)
 }
 
 /// Server-side apply of `applied` (YAML or JSON) by `manager` onto `live`
 /// (`None`: the object does not exist yet). Returns the new object with its
 /// `metadata.managedFields` updated; a field owned by another manager with a
 /// different value is a 409 conflict unless `force`.
+///
+/// This is an apply to the main resource; see
+/// [`server_side_apply_subresource`] for `/status`.
 pub fn server_side_apply(
-    _ty: TypeRef<'_>,
-    _live: Option<&Value>,
-    _applied: &[u8],
-    _manager: &str,
-    _force: bool,
-    _now: Timestamp,
+    ty: TypeRef<'_>,
+    live: Option<&Value>,
+    applied: &[u8],
+    manager: &str,
+    force: bool,
+    now: Timestamp,
 ) -> Result<Value, PatchError> {
-    Err(unimplemented_patch("apply"))
+    apply::apply(ty, live, applied, manager, None, force, now)
+}
+
+/// [`server_side_apply`] on a subresource (`Some("status")`): the manager's
+/// entry records the subresource and only the subresource's fields are
+/// owned (upstream's reset fields: `/status` ignores `spec`, the main
+/// resource ignores `status`).
+pub fn server_side_apply_subresource(
+    ty: TypeRef<'_>,
+    live: Option<&Value>,
+    applied: &[u8],
+    manager: &str,
+    subresource: Option<&str>,
+    force: bool,
+    now: Timestamp,
+) -> Result<Value, PatchError> {
+    apply::apply(ty, live, applied, manager, subresource, force, now)
 }
 
 /// Records in `new.metadata.managedFields` that `manager` set the fields that
 /// differ from `old` with a non-apply operation (`Update`), as kube-apiserver
 /// does on every write so later applies see correct ownership.
 pub fn record_update(
-    _ty: TypeRef<'_>,
-    _old: Option<&Value>,
-    _new: &mut Value,
-    _manager: &str,
-    _subresource: Option<&str>,
-    _now: Timestamp,
+    ty: TypeRef<'_>,
+    old: Option<&Value>,
+    new: &mut Value,
+    manager: &str,
+    subresource: Option<&str>,
+    now: Timestamp,
 ) {
-}
-
-fn unimplemented_patch(what: &str) -> PatchError {
-    PatchError {
-        code: 415,
-        reason: "UnsupportedMediaType".to_owned(),
-        message: format!("{what} is not supported yet"),
-    }
+    apply::record_update(ty, old, new, manager, subresource, now);
 }

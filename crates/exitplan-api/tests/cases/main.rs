@@ -9,6 +9,7 @@ mod eviction_request;
 mod eviction_status;
 mod eviction_subresource;
 mod job_validation;
+mod patch;
 mod pdb_validation;
 mod pod_responders;
 mod sort;

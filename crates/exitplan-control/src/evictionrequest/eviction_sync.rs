@@ -26,8 +26,8 @@ use k8s_openapi::api::lifecycle::v1alpha1::{
 };
 
 use exitplan_api::lifecycle::constants::{
-    MAX_REQUESTERS, MSG_DUPLICATE_EVICTION, MSG_SCHEDULING_GROUP, MSG_UNSUPPORTED_TARGET,
-    STATE_ACTIVE, TARGET_TYPE_POD,
+    HEARTBEAT_DEADLINE, MAX_REQUESTERS, MSG_DUPLICATE_EVICTION, MSG_SCHEDULING_GROUP,
+    MSG_UNSUPPORTED_TARGET, STATE_ACTIVE, TARGET_TYPE_POD,
 };
 use exitplan_api::lifecycle::sort::sort_target_responders;
 use exitplan_api::time::mtime;
@@ -194,7 +194,9 @@ fn early_validation(target: &Target<'_>, is_duplicate: bool) -> Option<&'static 
 /// An Eviction whose walk already has an Active responder cannot be failed
 /// validly (status validation requires the Active responder to reach a final
 /// state in the same write). Upstream's apply is rejected there — it persists
-/// nothing and retries; here no write is planned, which is the same effect.
+/// nothing and retries with back-off; here no write is planned and the
+/// Eviction is looked at again after the heartbeat deadline, so it is not
+/// forgotten if no event of its own arrives.
 fn invalid(
     current: &EvictionStatus,
     generation: Option<i64>,
@@ -209,7 +211,10 @@ fn invalid(
         .iter()
         .any(|r| r.state == STATE_ACTIVE);
     if has_active {
-        return EvictionSyncPlan::default();
+        return EvictionSyncPlan {
+            requeue_after: Some(HEARTBEAT_DEADLINE),
+            ..EvictionSyncPlan::default()
+        };
     }
     let mut conditions = current.conditions.clone().unwrap_or_default();
     let changed = Outcome::Invalid(message).apply(&mut conditions, now);

@@ -212,8 +212,9 @@ fn finish_time_from_ready_false(pod: &Pod) -> Option<Timestamp> {
 fn finish_time_from_deletion(pod: &Pod) -> Option<Timestamp> {
     let deleted = pod.metadata.deletion_timestamp.as_ref()?.0;
     let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(0);
+    // Saturating: a stored grace period can be any i64 (`-i64::MIN` overflows).
     Some(exitplan_api::time::add(
         deleted,
-        SignedDuration::from_secs(-grace),
+        SignedDuration::from_secs(grace.saturating_neg()),
     ))
 }

@@ -297,8 +297,9 @@ pub fn first_pending_indexes(non_pending: &Intervals, count: usize, completions:
             out.push(candidate);
             candidate += 1;
         }
-        if candidate < last + 1 {
-            candidate = last + 1;
+        // Saturating: a stored index annotation can be any i64 (Go wraps here).
+        if candidate < last.saturating_add(1) {
+            candidate = last.saturating_add(1);
         }
     }
     while candidate < completions && out.len() < count {

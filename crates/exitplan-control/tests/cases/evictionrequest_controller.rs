@@ -1699,13 +1699,20 @@ fn case_77_duplicate_eviction() {
     assert_eq!(states(status_of(&plan)), [(EVICTOR, STATE_ACTIVE)]);
     assert_awaiting(status_of(&plan).conditions.as_ref());
 
-    // A duplicate that already has an Active responder cannot be failed validly: no write.
+    // A duplicate that already has an Active responder cannot be failed
+    // validly: no write, but it is looked at again after the heartbeat deadline.
     let mut newer_active = older.clone();
     newer_active.metadata.name = Some("y".to_owned());
     newer_active.metadata.uid = Some("ev-uid-y".to_owned());
     newer_active.metadata.creation_timestamp = Some(time(now()));
     let all = [&older, &newer_active];
-    assert_eq!(run(&newer_active, &all), EvictionSyncPlan::default());
+    assert_eq!(
+        run(&newer_active, &all),
+        EvictionSyncPlan {
+            requeue_after: Some(HEARTBEAT_DEADLINE),
+            ..EvictionSyncPlan::default()
+        }
+    );
 }
 
 #[test]

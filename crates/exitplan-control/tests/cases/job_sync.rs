@@ -2232,3 +2232,59 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Hostile stored values never panic (found by review).
+
+/// A terminating pod whose completion-index annotation is `i64::MAX` (Go's
+/// `Atoi` accepts it) must not overflow the pending-index computation. With
+/// `podReplacementPolicy: Failed` it still counts as terminating (§7: create
+/// wantActive − terminating − active = 2 − 1 − 0), so index 0 is created.
+#[test]
+fn extreme_completion_index_on_a_terminating_pod() {
+    let job: Job = serde_json::from_value(json!({
+        "metadata": {"namespace": "default", "name": "foobar", "uid": "job-uid"},
+        "spec": {"parallelism": 2, "completions": 2, "backoffLimit": 6,
+                 "completionMode": "Indexed", "podReplacementPolicy": "Failed",
+                 "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "main"}]}}},
+        "status": {}
+    }))
+    .expect("job");
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"namespace": "default", "name": "odd", "uid": "odd",
+                     "finalizers": ["batch.kubernetes.io/job-tracking"],
+                     "deletionTimestamp": "2026-03-01T12:00:00Z",
+                     "annotations": {"batch.kubernetes.io/job-completion-index": "9223372036854775807"}},
+        "spec": {"containers": [{"name": "main"}]},
+        "status": {"phase": "Running"}
+    }))
+    .expect("pod");
+    let (backoff, expected) = (BackoffRecord::default(), BTreeSet::new());
+    let plan = sync_job(&SyncInput {
+        job: &job,
+        pods: &[pod],
+        backoff: &backoff,
+        expected_removed_finalizers: &expected,
+        expectations_satisfied: true,
+        now: "2026-03-01T12:00:00Z".parse().expect("time"),
+    });
+    let created: Vec<_> = plan.created_pods().into_iter().map(|p| p.index).collect();
+    assert_eq!(created, vec![Some(0)]);
+}
+
+/// `deletionGracePeriodSeconds: i64::MIN` must not overflow the finish time.
+#[test]
+fn extreme_deletion_grace_period() {
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"namespace": "default", "name": "p", "uid": "p",
+                     "deletionTimestamp": "2026-03-01T12:00:00Z",
+                     "deletionGracePeriodSeconds": i64::MIN},
+        "status": {"phase": "Failed"}
+    }))
+    .expect("pod");
+    assert_eq!(
+        finished_time(&pod),
+        Timestamp::MAX,
+        "saturates instead of panicking"
+    );
+}

@@ -9,3 +9,4 @@ mod evictionrequest_controller;
 mod imperative;
 mod job_sync;
 mod pod_failure_policy;
+mod simulation;
