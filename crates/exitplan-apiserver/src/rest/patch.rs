@@ -8,7 +8,7 @@ use exitplan_api::patch::{self, PatchError, PatchType};
 use serde_json::Value;
 
 use super::create::{create_object, set_namespace};
-use super::errors::{ApiError, failure, invalid_options, unsupported_media_type};
+use super::errors::{ApiError, invalid_options, unsupported_media_type};
 use super::get::render;
 use super::meta::{meta_mut, meta_str, set_type, type_ref};
 use super::state::Call;
@@ -26,7 +26,10 @@ pub const PATCH_TYPES: &[&str] = &[
 const ATTEMPTS: usize = 5;
 
 fn patch_error(e: PatchError) -> ApiError {
-    failure(e.code, &e.reason, e.message, None)
+    if let Some(detail) = e.detail.as_deref() {
+        tracing::debug!(%detail, message = %e.message, "patch failed");
+    }
+    ApiError::from_status(e.to_status())
 }
 
 /// `PATCH …/<name>` and `PATCH …/<name>/status`.
@@ -72,6 +75,13 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
             let mut obj =
                 patch::server_side_apply(type_ref(def), None, &call.body, &manager, force, now)
                     .map_err(patch_error)?;
+            if meta_str(&obj, "name").is_some_and(|n| n != call.name()) {
+                return Err(super::errors::bad_request(format!(
+                    "the name of the object ({}) does not match the name on the URL ({})",
+                    meta_str(&obj, "name").unwrap_or_default(),
+                    call.name()
+                )));
+            }
             set_type(&mut obj, def);
             set_namespace(def, &mut obj, call.ns())?;
             if let Some(meta) = meta_mut(&mut obj) {
@@ -92,11 +102,12 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
             PatchType::Json => patch::json_patch(&old, &call.body),
             PatchType::Merge => patch::merge_patch(&old, &call.body),
             PatchType::Strategic => patch::strategic_merge_patch(type_ref(def), &old, &call.body),
-            PatchType::Apply => patch::server_side_apply(
+            PatchType::Apply => patch::server_side_apply_subresource(
                 type_ref(def),
                 Some(&old),
                 &call.body,
                 &manager,
+                call.subresource.as_deref(),
                 force,
                 now,
             ),
