@@ -132,6 +132,18 @@ async fn errors_carry_upstream_status_texts() {
     .await;
     assert_eq!(code, 415);
     assert_eq!(body["reason"], "UnsupportedMediaType");
+    let (code, _, body) = raw(
+        &server,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        &[("content-type", "application/xml")],
+        "<pod/>",
+    )
+    .await;
+    assert_eq!(
+        (code, body["reason"].as_str()),
+        (415, Some("UnsupportedMediaType"))
+    );
     let (code, _, body) = raw(&server, "PUT", "/api/v1/namespaces/default/pods", &[], "{}").await;
     assert_eq!(
         (code, body["reason"].as_str()),

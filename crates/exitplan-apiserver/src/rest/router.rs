@@ -107,9 +107,12 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
                 None,
             )
         })?;
+    let method = parts.method;
+    if matches!(method, Method::POST | Method::PUT) && !body.is_empty() {
+        body_is_json(&parts.headers)?;
+    }
     let call = resolve_call(state, rp, parts.uri.query(), parts.headers, body)?;
     let sub = call.subresource.clone();
-    let method = parts.method;
     match (sub.as_deref(), call.name.is_some()) {
         (None, false) => match method {
             Method::GET if call.query.flag("watch")? => watch::watch(&call).await,
@@ -140,6 +143,21 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
             _ => Err(method_not_allowed()),
         },
         _ => Err(resource_not_found()),
+    }
+}
+
+/// Bodies of creates, updates and subresource posts are JSON (415 otherwise;
+/// a missing `Content-Type` is read as JSON).
+fn body_is_json(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+    let ty = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json");
+    match ty.split(';').next().unwrap_or_default().trim() {
+        "application/json" | "" | "*/*" => Ok(()),
+        _ => Err(super::errors::unsupported_media_type(
+            super::negotiate::PRODUCED,
+        )),
     }
 }
 
