@@ -90,9 +90,8 @@ pub fn check_namespace(
         return Err(not_found("", "namespaces", ns));
     };
     let value = stored.value()?;
-    if value.pointer("/metadata/deletionTimestamp").is_some()
-        || value.pointer("/status/phase").and_then(Value::as_str) == Some("Terminating")
-    {
+    // NamespaceLifecycle looks at the phase only.
+    if value.pointer("/status/phase").and_then(Value::as_str) == Some("Terminating") {
         return Err(namespace_terminating(def.group, def.plural, name, ns));
     }
     Ok(())
