@@ -336,6 +336,65 @@ mod tests {
         }
     }
 
+    /// The embedded file must come from the k8s-openapi the workspace
+    /// builds with; after a bump, rerun `exitplan-openapi-gen` (module docs
+    /// of `src/bin/exitplan-openapi-gen/main.rs`) and update its `source`.
+    #[test]
+    fn definitions_match_the_locked_k8s_openapi() {
+        let lock =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock"))
+                .expect("Cargo.lock");
+        let locked = lock
+            .split("[[package]]")
+            .find(|p| p.contains("name = \"k8s-openapi\""))
+            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")))
+            .map(|v| v.trim_end_matches('"').to_owned())
+            .expect("k8s-openapi in Cargo.lock");
+        let source: Value = serde_json::from_str(DEFINITIONS_JSON).expect("definitions.json");
+        let source = source["source"].as_str().unwrap_or_default();
+        let minor = locked.rsplit_once('.').map_or(locked.as_str(), |(m, _)| m);
+        assert!(
+            source.starts_with(&format!("k8s-openapi {minor} ")),
+            "definitions.json says {source:?}, Cargo.lock has k8s-openapi {locked}: regenerate it"
+        );
+    }
+
+    /// Every field the typed objects serialize has a schema (catches a
+    /// definitions file older than the types).
+    #[test]
+    fn schemas_cover_the_serialized_fields() {
+        use k8s_openapi::api::{core, lifecycle};
+        let check = |name: &str, value: Value| {
+            let props = DEFINITIONS
+                .get(name)
+                .and_then(|d| d.get("properties"))
+                .and_then(Value::as_object)
+                .expect(name);
+            for key in value.as_object().expect("object").keys() {
+                assert!(props.contains_key(key), "{name} lacks {key}");
+            }
+        };
+        let spec = core::v1::PodSpec {
+            eviction_responders: Some(vec![]),
+            ..Default::default()
+        };
+        check(
+            "io.k8s.api.core.v1.PodSpec",
+            serde_json::to_value(spec).expect("json"),
+        );
+        let status = lifecycle::v1alpha1::EvictionStatus {
+            conditions: Some(vec![]),
+            observed_generation: Some(1),
+            requesters: Some(vec![]),
+            responders: Some(vec![]),
+            target_responders: Some(vec![]),
+        };
+        check(
+            "io.k8s.api.lifecycle.v1alpha1.EvictionStatus",
+            serde_json::to_value(status).expect("json"),
+        );
+    }
+
     #[test]
     fn v3_documents_carry_patch_metadata() {
         let core = v3("", "v1").expect("core");
