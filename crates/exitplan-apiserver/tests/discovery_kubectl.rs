@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::extract::Path as UrlPath;
@@ -111,8 +112,39 @@ fn evictions() -> Vec<Value> {
     })]
 }
 
-fn router() -> Router {
+/// PATCH requests the router received: (Content-Type, body).
+type Patches = Arc<Mutex<Vec<(String, String)>>>;
+
+const POD_APPLIED: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"default"},"spec":{"containers":[{"image":"nginx","name":"a"}],"evictionResponders":[{"name":"acme.io/a","priority":2000},{"name":"acme.io/b","priority":1500}]}}"#;
+
+fn live_pod() -> Value {
+    let mut pod: Value = serde_json::from_str(POD_APPLIED).expect("pod");
+    pod["metadata"]["annotations"] =
+        json!({"kubectl.kubernetes.io/last-applied-configuration": format!("{POD_APPLIED}\n")});
+    pod["metadata"]["uid"] = json!("u3");
+    pod["metadata"]["resourceVersion"] = json!("5");
+    pod
+}
+
+fn router(patches: Patches) -> Router {
     Router::new()
+        .route(
+            "/api/v1/namespaces/default/pods/web-1",
+            get(|| async { ok(&live_pod()) }).patch(move |h: HeaderMap, body: String| {
+                let patches = patches.clone();
+                async move {
+                    let ct = h
+                        .get(header::CONTENT_TYPE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("")
+                        .to_owned();
+                    if let Ok(mut p) = patches.lock() {
+                        p.push((ct, body));
+                    }
+                    ok(&live_pod())
+                }
+            }),
+        )
         .route("/version", get(|| async { ok(&discovery::version()) }))
         .route(
             "/api",
@@ -250,7 +282,11 @@ async fn kubectl_discovers_explains_lists_and_applies() {
         .await
         .expect("bind");
     let port = listener.local_addr().expect("addr").port();
-    let server = tokio::spawn(async move { axum::serve(listener, router()).await });
+    let patches = Patches::default();
+    let server = tokio::spawn({
+        let router = router(patches.clone());
+        async move { axum::serve(listener, router).await }
+    });
 
     let result = tokio::task::spawn_blocking(move || -> Result<(), String> {
         let k = Kubectl::new(port);
@@ -282,6 +318,12 @@ async fn kubectl_discovers_explains_lists_and_applies() {
         for want in ["KIND:       Pod", "FIELD: evictionResponders <[]EvictionResponder>", "priority\t<integer>"] {
             if !explain.contains(want) {
                 return Err(format!("explain pods.spec.evictionResponders lacks {want:?}:\n{explain}"));
+            }
+        }
+        for def in RESOURCES {
+            let out = k.run(&["explain", def.plural, &format!("--api-version={}", def.api_version())])?;
+            if !out.contains(&format!("KIND:       {}", def.kind)) {
+                return Err(format!("explain {}: {out}", def.plural));
             }
         }
         k.run(&["explain", "evictionrequests.spec"])?;
@@ -317,6 +359,31 @@ async fn kubectl_discovers_explains_lists_and_applies() {
         let applied = k.run(&["apply", "--dry-run=client", "-f", &manifest.to_string_lossy()])?;
         if !applied.contains("evictionrequest.lifecycle.k8s.io/drain-web-0 created (dry run)") {
             return Err(format!("apply: {applied}"));
+        }
+
+        // Client-side apply of a changed pod: kubectl 1.32 does not know
+        // spec.evictionResponders, so a keyed strategic merge patch of it can
+        // only come from this server's OpenAPI v3 patch metadata.
+        let pod = k.path("pod.json");
+        write(&pod, &POD_APPLIED.replace("1500", "1600"));
+        k.run(&["apply", "-f", &pod.to_string_lossy()])?;
+        let sent = patches.lock().map(|p| p.clone()).unwrap_or_default();
+        let Some((content_type, body)) = sent.first() else {
+            return Err("kubectl sent no PATCH".into());
+        };
+        let patch: Value = serde_json::from_str(body).map_err(|e| e.to_string())?;
+        if content_type != "application/strategic-merge-patch+json"
+            || patch["spec"]["$setElementOrder/evictionResponders"]
+                != json!([{"name": "acme.io/a"}, {"name": "acme.io/b"}])
+            || patch["spec"]["evictionResponders"] != json!([{"name": "acme.io/b", "priority": 1600}])
+        {
+            return Err(format!("apply sent {content_type}: {body}"));
+        }
+        k.run(&["apply", "--server-side", "-f", &pod.to_string_lossy()])?;
+        let sent = patches.lock().map(|p| p.clone()).unwrap_or_default();
+        match sent.get(1) {
+            Some((ct, body)) if ct == "application/apply-patch+yaml" && body.contains("\"priority\":1600") => {}
+            other => return Err(format!("server-side apply sent {other:?}")),
         }
         Ok(())
     })
