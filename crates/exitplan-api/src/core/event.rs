@@ -270,12 +270,11 @@ impl Strategy for EventStrategy {
         generic::before_create(validate_event_create(obj, EventApi::CoreV1), &obj.metadata)
     }
 
+    /// `BeforeUpdate` order: the generic registry's metadata checks, then
+    /// the lenient event rules.
     fn validate_update(new: &Event, old: &Event, _ctx: &Context<'_>) -> ErrorList {
-        let mut errs = validate_event_update(new, old, EventApi::CoreV1);
-        errs.append(generic::validate_common_fields(
-            &new.metadata,
-            &old.metadata,
-        ));
+        let mut errs = generic::validate_common_fields(&new.metadata, &old.metadata);
+        errs.append(validate_event_update(new, old, EventApi::CoreV1));
         errs
     }
 

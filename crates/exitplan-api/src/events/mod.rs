@@ -129,11 +129,15 @@ impl Strategy for EventsEventStrategy {
         )
     }
 
+    /// `BeforeUpdate` order: the generic registry's metadata checks, then
+    /// the strict event rules (which repeat the metadata update checks, as
+    /// upstream's do).
     fn validate_update(new: &Event, old: &Event, _ctx: &Context<'_>) -> ErrorList {
-        let mut errs = validate_event_update(&to_core(new), &to_core(old), EventApi::EventsV1);
-        errs.append(generic::validate_common_fields(
-            &new.metadata,
-            &old.metadata,
+        let mut errs = generic::validate_common_fields(&new.metadata, &old.metadata);
+        errs.append(validate_event_update(
+            &to_core(new),
+            &to_core(old),
+            EventApi::EventsV1,
         ));
         errs
     }

@@ -353,6 +353,87 @@ pub fn find_kind(group: &str, kind: &str) -> Option<&'static ResourceDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use exitplan_api::strategy::SystemFields;
+
+    fn system() -> SystemFields {
+        SystemFields {
+            uid: "3f9a3c1e-4f1e-4a53-9a4c-8f1b2c3d4e5f".into(),
+            creation_timestamp: "2026-01-01T00:00:00Z".parse().expect("time"),
+            generated_name_suffix: "abcde".into(),
+        }
+    }
+
+    fn create(group: &str, version: &str, plural: &str, mut obj: Value) -> Result<Value, String> {
+        let def = find(group, version, plural).expect("served");
+        def.admission
+            .create(&mut obj, &system(), system().creation_timestamp)
+            .map(|()| obj)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn simple_kinds_are_admitted_by_their_strategies() {
+        let ns = create(
+            "",
+            "v1",
+            "namespaces",
+            serde_json::json!({"metadata": {"name": "team-a"}}),
+        )
+        .expect("namespace");
+        assert_eq!(ns["status"]["phase"], "Active");
+        assert_eq!(ns["spec"]["finalizers"], serde_json::json!(["kubernetes"]));
+        let err = create(
+            "",
+            "v1",
+            "namespaces",
+            serde_json::json!({"metadata": {"name": "a.b"}}),
+        )
+        .expect_err("DNS label");
+        assert!(err.contains("must not contain dots"), "{err}");
+
+        let err = create(
+            "events.k8s.io",
+            "v1",
+            "events",
+            serde_json::json!({"metadata": {"name": "e", "namespace": "default"},
+                               "eventTime": "2026-01-01T00:00:00.000000Z", "type": "Normal",
+                               "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}}),
+        )
+        .expect_err("strict events");
+        assert!(err.contains("reportingController: Required value"), "{err}");
+        let core = create(
+            "",
+            "v1",
+            "events",
+            serde_json::json!({"metadata": {"name": "e", "namespace": "default"},
+                               "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}}),
+        )
+        .expect("legacy events");
+        assert_eq!(core["involvedObject"]["name"], "p");
+
+        let err = create(
+            "coordination.k8s.io",
+            "v1",
+            "leases",
+            serde_json::json!({"metadata": {"name": "l", "namespace": "default"}, "spec": {"leaseDurationSeconds": 0}}),
+        )
+        .expect_err("lease");
+        assert!(
+            err.contains("spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0"),
+            "{err}"
+        );
+        let err = create(
+            "",
+            "v1",
+            "nodes",
+            serde_json::json!({"metadata": {"name": "n1", "namespace": "x"}}),
+        )
+        .expect_err("cluster-scoped");
+        assert!(
+            err.contains("metadata.namespace: Forbidden: not allowed on this type"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn every_resource_is_findable_and_has_a_distinct_url() {
