@@ -207,8 +207,30 @@ fn group_version_schemas(defs: &[&'static ResourceDef]) -> BTreeMap<String, Valu
     closure(roots)
 }
 
+/// One built v3 document: (index key, group, version, document, hash).
+type V3Doc = (String, &'static str, &'static str, Value, String);
+
+/// The v3 documents, built once.
+static V3_DOCS: LazyLock<Vec<V3Doc>> = LazyLock::new(|| {
+    group_version_keys()
+        .into_iter()
+        .filter_map(|(key, group, version)| {
+            let doc = build_v3(group, version)?;
+            let hash = fingerprint(&doc);
+            Some((key, group, version, doc, hash))
+        })
+        .collect()
+});
+
 /// `/openapi/v3/api/v1` or `/openapi/v3/apis/<group>/<version>`.
 pub fn v3(group: &str, version: &str) -> Option<Value> {
+    V3_DOCS
+        .iter()
+        .find(|(_, g, v, _, _)| *g == group && *v == version)
+        .map(|(_, _, _, doc, _)| doc.clone())
+}
+
+fn build_v3(group: &str, version: &str) -> Option<Value> {
     let defs = served(group, version);
     if defs.is_empty() {
         return None;
@@ -296,8 +318,14 @@ fn to_v2(value: &Value) -> Value {
     }
 }
 
+static V2_DOC: LazyLock<Value> = LazyLock::new(build_v2);
+
 /// `/openapi/v2`: every served kind in one Swagger 2.0 document.
 pub fn v2() -> Value {
+    V2_DOC.clone()
+}
+
+fn build_v2() -> Value {
     let schemas = group_version_schemas(&RESOURCES.iter().collect::<Vec<_>>());
     let definitions: Map<String, Value> =
         schemas.iter().map(|(k, v)| (k.clone(), to_v2(v))).collect();
