@@ -24,6 +24,9 @@
 //!   validation, strategies, the responder sort.
 //! * [`core`] — Pod rules exitplan owns (`spec.evictionResponders`), core/v1
 //!   strings and the shared pod predicates.
+//! * [`core`] also holds the Namespace, Node and Event strategies; [`events`]
+//!   — `events.k8s.io/v1` Events (a view of core Events) and [`coordination`]
+//!   — Leases.
 //! * [`batch`] — Job validation and defaulting for failure handling.
 //! * [`policy`] — PodDisruptionBudget validation and the pod eviction
 //!   subresource decision.
@@ -31,8 +34,10 @@
 pub mod absent;
 pub mod batch;
 pub mod conditions;
+pub mod coordination;
 pub mod core;
 pub mod equality;
+pub mod events;
 pub mod field;
 pub mod formats;
 pub mod keyed_list;

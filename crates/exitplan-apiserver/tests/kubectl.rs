@@ -152,7 +152,7 @@ spec:
 "#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the discovery work item (resource lists, OpenAPI v3, Tables) merged from main"]
+
 async fn kubectl_apply_get_patch_wait_delete() {
     let c = Cluster::start("crud").await;
     let out = c.ok(&["get", "ns"], None).await;
@@ -289,7 +289,7 @@ async fn kubelet(pods: Api<Pod>) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the discovery work item (resource lists, OpenAPI v3, Tables) merged from main"]
+
 async fn kubectl_drain_waits_for_the_disruption_budget() {
     let c = Cluster::start("drain").await;
     let client = support::authed_client(&c.server, TOKEN);

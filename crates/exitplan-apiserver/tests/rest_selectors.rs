@@ -31,7 +31,7 @@ fn names(list: &[Pod]) -> Vec<String> {
 }
 
 #[tokio::test(start_paused = true)]
-#[ignore = "needs the discovery work item (selector parsers) merged from main"]
+
 async fn list_and_deletecollection_select_by_labels_and_fields() {
     let server = server().await;
     let pods: Api<Pod> = Api::default_namespaced(client(&server));
@@ -82,8 +82,9 @@ async fn list_and_deletecollection_select_by_labels_and_fields() {
     );
     assert_eq!(e.code, 400);
 
+    // Bound pods go at once only with grace 0.
     pods.delete_collection(
-        &DeleteParams::default(),
+        &DeleteParams::default().grace_period(0),
         &ListParams::default().labels("app=web"),
     )
     .await
@@ -93,7 +94,7 @@ async fn list_and_deletecollection_select_by_labels_and_fields() {
 }
 
 #[tokio::test(start_paused = true)]
-#[ignore = "needs the discovery work item (selector parsers) merged from main"]
+
 async fn watch_with_a_selector_sees_objects_enter_and_leave() {
     let server = server().await;
     let pods: Api<Pod> = Api::default_namespaced(client(&server));

@@ -1,55 +1,74 @@
 //! What clients learn before they act: `/version`, the discovery documents
-//! (`/api`, `/api/v1`, `/apis`, `/apis/<group>/<version>`), OpenAPI (v2 and
-//! v3) for `kubectl apply` and `kubectl explain`, server-side Table output
-//! for `kubectl get`, and the label/field selector syntax of list and watch.
+//! (`/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`,
+//! legacy and aggregated), OpenAPI (v2 and v3) for `kubectl apply` and
+//! `kubectl explain`, server-side Table output for `kubectl get`, and the
+//! label/field selector syntax of list and watch.
 //!
-//! INTERFACE STUB: the signatures are fixed; the implementations land with
-//! the discovery work item.
+//! * [`documents`] — `/version`, discovery, and the `Accept` negotiation
+//!   of aggregated discovery ([`wants_aggregated`]).
+//! * [`openapi`] — the OpenAPI documents, built from definitions generated
+//!   out of k8s-openapi (see `exitplan-openapi-gen`).
+//! * [`table`] — printers per kind.
+//! * [`label_selector`], [`field_selector`] — the query parameters.
+
+pub mod documents;
+pub mod field_selector;
+pub mod label_selector;
+pub mod openapi;
+pub mod table;
 
 use jiff::Timestamp;
 use serde_json::Value;
+
+pub use documents::{
+    AGGREGATED_CONTENT_TYPE, aggregated_core, aggregated_groups, group, resource_list,
+    wants_aggregated,
+};
 
 use crate::registry::ResourceDef;
 use crate::storage::Attrs;
 
 /// `/version`.
 pub fn version() -> Value {
-    serde_json::json!({"major": "1", "minor": "37", "gitVersion": "v1.37.0-exitplan"})
+    documents::version()
 }
 
 /// `/api` (APIVersions).
 pub fn core_versions() -> Value {
-    serde_json::json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})
+    documents::core_versions()
 }
 
 /// `/apis` (APIGroupList).
 pub fn group_list() -> Value {
-    serde_json::json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []})
-}
-
-/// `/api/v1` or `/apis/<group>/<version>` (APIResourceList), if served.
-pub fn resource_list(_group: &str, _version: &str) -> Option<Value> {
-    None
-}
-
-/// `/apis/<group>` (APIGroup), if served.
-pub fn group(_group: &str) -> Option<Value> {
-    None
+    documents::group_list()
 }
 
 /// `/openapi/v2` (Swagger 2.0 JSON).
 pub fn openapi_v2() -> Value {
-    serde_json::json!({"swagger": "2.0", "info": {"title": "exitplan", "version": "v1.37.0"}, "paths": {}, "definitions": {}})
+    openapi::v2()
+}
+
+/// Whether a `/openapi/v2` request accepts JSON. client-go asks for
+/// protobuf only (`application/com.github.proto-openapi.spec.v2@v1.0+protobuf`),
+/// which is not served: answer 406 then, so it does not misread JSON as
+/// protobuf. kubectl 1.32 needs v2 only when v3 fails.
+pub fn openapi_v2_accepts_json(accept: &str) -> bool {
+    accept.is_empty()
+        || accept.split(',').any(|m| {
+            let essence = m.split(';').next().unwrap_or_default().trim();
+            matches!(essence, "application/json" | "*/*" | "application/*")
+        })
 }
 
 /// `/openapi/v3` (the index of group-version documents).
 pub fn openapi_v3_index() -> Value {
-    serde_json::json!({"paths": {}})
+    openapi::v3_index()
 }
 
-/// `/openapi/v3/api/v1` or `/openapi/v3/apis/<group>/<version>`, if served.
-pub fn openapi_v3(_group: &str, _version: &str) -> Option<Value> {
-    None
+/// `/openapi/v3/api/v1` or `/openapi/v3/apis/<group>/<version>`, if served
+/// (`group` is `""` for the core group).
+pub fn openapi_v3(group: &str, version: &str) -> Option<Value> {
+    openapi::v3(group, version)
 }
 
 /// Whether to embed objects in Table rows (`?includeObject=`).
@@ -67,20 +86,20 @@ pub enum IncludeObject {
 /// A `meta.k8s.io/v1` Table of `objects` for `kubectl get`; `list_meta` is
 /// the list's `metadata` (resourceVersion, continue).
 pub fn table(
-    _def: &ResourceDef,
-    _objects: &[Value],
-    _list_meta: Value,
-    _include: IncludeObject,
-    _now: Timestamp,
+    def: &ResourceDef,
+    objects: &[Value],
+    list_meta: Value,
+    include: IncludeObject,
+    now: Timestamp,
 ) -> Value {
-    serde_json::json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "columnDefinitions": [], "rows": []})
+    table::table(def, objects, list_meta, include, now)
 }
 
-/// A parsed `labelSelector` query parameter.
+/// A parsed `labelSelector` query parameter (empty: everything).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LabelSelector {
-    /// The selector text, kept until the parser lands.
-    pub text: String,
+    /// The requirements, sorted by key; all must hold.
+    pub requirements: Vec<label_selector::Requirement>,
 }
 
 impl LabelSelector {
@@ -88,34 +107,51 @@ impl LabelSelector {
     /// upstream's message (HTTP 400).
     pub fn parse(text: &str) -> Result<LabelSelector, String> {
         Ok(LabelSelector {
-            text: text.to_owned(),
+            requirements: label_selector::parse(text)?,
         })
     }
 
     /// Whether `attrs.labels` match.
-    pub fn matches(&self, _attrs: &Attrs) -> bool {
-        true
+    pub fn matches(&self, attrs: &Attrs) -> bool {
+        self.requirements.iter().all(|r| r.matches(&attrs.labels))
     }
 }
 
-/// A parsed `fieldSelector` query parameter.
+/// A parsed `fieldSelector` query parameter (empty: everything).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FieldSelector {
-    /// The selector text, kept until the parser lands.
-    pub text: String,
+    /// The terms, converted to attribute names; all must hold.
+    pub terms: Vec<field_selector::Term>,
 }
 
 impl FieldSelector {
     /// Parses `a=b,c!=d` for `def`; unsupported fields are an error with
     /// upstream's message (`field label not supported: …`, HTTP 400).
-    pub fn parse(text: &str, _def: &ResourceDef) -> Result<FieldSelector, String> {
+    pub fn parse(text: &str, def: &ResourceDef) -> Result<FieldSelector, String> {
         Ok(FieldSelector {
-            text: text.to_owned(),
+            terms: field_selector::parse(text, def)?,
         })
     }
 
-    /// Whether `attrs.fields` match.
-    pub fn matches(&self, _attrs: &Attrs) -> bool {
-        true
+    /// Whether `attrs.fields` match (a missing attribute reads as `""`).
+    pub fn matches(&self, attrs: &Attrs) -> bool {
+        self.terms.iter().all(|t| {
+            let have = attrs.fields.get(&t.field).map(String::as_str).unwrap_or("");
+            (have == t.value) != t.negated
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_v2_negotiation() {
+        assert!(openapi_v2_accepts_json(""));
+        assert!(openapi_v2_accepts_json("application/json, */*"));
+        assert!(!openapi_v2_accepts_json(
+            "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+        ));
     }
 }

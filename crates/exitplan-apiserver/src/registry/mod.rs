@@ -5,6 +5,7 @@
 
 mod admission;
 mod attrs;
+mod selectable;
 
 use serde_json::Value;
 
@@ -12,13 +13,15 @@ pub use admission::{Admission, AdmissionError, MetadataOnly, Typed};
 pub use attrs::attrs_of;
 
 use exitplan_api::batch::JobStrategy;
+use exitplan_api::coordination::LeaseStrategy;
+use exitplan_api::core::event::EventStrategy;
+use exitplan_api::core::namespace::NamespaceStrategy;
+use exitplan_api::core::node::NodeStrategy;
 use exitplan_api::core::pod::PodStrategy;
+use exitplan_api::events::EventsEventStrategy;
 use exitplan_api::lifecycle::eviction::EvictionStrategy;
 use exitplan_api::lifecycle::evictionrequest::EvictionRequestStrategy;
 use exitplan_api::policy::pdb::PodDisruptionBudgetStrategy;
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Event as CoreEvent, Namespace, Node};
-use k8s_openapi::api::events::v1::Event as EventsEvent;
 
 use crate::storage::{Attrs, Key, Prefix};
 
@@ -46,11 +49,42 @@ pub struct ResourceDef {
     /// Field paths `fieldSelector` may use besides `metadata.name` and
     /// `metadata.namespace` (upstream's selectable fields).
     pub selectable_fields: &'static [&'static str],
+    /// Which `fieldSelector` labels the kind accepts and the attribute each
+    /// reads (upstream's field label conversion).
+    pub field_labels: FieldLabels,
+    /// Derives attributes that are not a plain JSON path of the stored
+    /// object (`status.successful` of Jobs, `source` of Events, booleans that
+    /// default to `false`).
+    pub attrs_hook: Option<fn(&Value, &mut Attrs)>,
     /// The storage resource: resources that are views of the same objects
     /// (core and events.k8s.io Events) share it.
     pub storage: &'static str,
+    /// How objects of this resource convert to and from the stored shape,
+    /// when it differs (events.k8s.io Events are stored as core Events).
+    pub conversion: Option<&'static Conversion>,
     /// Admission of writes.
     pub admission: &'static dyn Admission,
+}
+
+/// Which field selector labels a kind accepts.
+#[derive(Clone, Copy, Debug)]
+pub enum FieldLabels {
+    /// No conversion registered upstream: only `metadata.name` and
+    /// `metadata.namespace` (`DefaultMetaV1FieldSelectorConversion`).
+    Default,
+    /// A registered conversion: each accepted label and the attribute
+    /// (`Attrs::fields` key) it reads.
+    Convert(&'static [(&'static str, &'static str)]),
+}
+
+/// Conversion between a resource's own shape and the stored shape.
+#[derive(Debug)]
+pub struct Conversion {
+    /// The object as this resource serves it (with its `apiVersion` and
+    /// `kind`) → the stored object.
+    pub to_storage: fn(&Value) -> Result<Value, String>,
+    /// The stored object → the object as this resource serves it.
+    pub from_storage: fn(&Value) -> Value,
 }
 
 impl ResourceDef {
@@ -82,9 +116,29 @@ impl ResourceDef {
         Prefix::new(self.storage, namespace.filter(|_| self.namespaced))
     }
 
-    /// Labels and selectable fields of `object`.
+    /// Labels and selectable fields of `object` in its **stored** shape.
     pub fn attrs(&self, object: &Value) -> Attrs {
-        attrs_of(object, self.namespaced, self.selectable_fields)
+        let mut attrs = attrs_of(object, self.namespaced, self.selectable_fields);
+        if let Some(hook) = self.attrs_hook {
+            hook(object, &mut attrs);
+        }
+        attrs
+    }
+
+    /// The object to store for `object` as this resource serves it.
+    pub fn to_storage(&self, object: &Value) -> Result<Value, String> {
+        match self.conversion {
+            Some(c) => (c.to_storage)(object),
+            None => Ok(object.clone()),
+        }
+    }
+
+    /// The object as this resource serves it, from its stored shape.
+    pub fn from_storage(&self, stored: &Value) -> Value {
+        match self.conversion {
+            Some(c) => (c.from_storage)(stored),
+            None => stored.clone(),
+        }
     }
 
     /// Whether `sub` is served.
@@ -98,11 +152,15 @@ static JOB: Typed<JobStrategy> = Typed::new();
 static PDB: Typed<PodDisruptionBudgetStrategy> = Typed::new();
 static EVICTION_REQUEST: Typed<EvictionRequestStrategy> = Typed::new();
 static EVICTION: Typed<EvictionStrategy> = Typed::new();
-static NAMESPACE: MetadataOnly<Namespace, false> = Typed::new();
-static NODE: MetadataOnly<Node, false> = Typed::new();
-static CORE_EVENT: MetadataOnly<CoreEvent, true> = Typed::new();
-static EVENTS_EVENT: MetadataOnly<EventsEvent, true> = Typed::new();
-static LEASE: MetadataOnly<Lease, true> = Typed::new();
+static NAMESPACE: Typed<NamespaceStrategy> = Typed::new();
+static NODE: Typed<NodeStrategy> = Typed::new();
+static CORE_EVENT: Typed<EventStrategy> = Typed::new();
+static EVENTS_EVENT: Typed<EventsEventStrategy> = Typed::new();
+static EVENTS_CONVERSION: Conversion = Conversion {
+    to_storage: exitplan_api::events::to_core_json,
+    from_storage: exitplan_api::events::from_core_json,
+};
+static LEASE: Typed<LeaseStrategy> = Typed::new();
 
 /// Every served resource.
 pub static RESOURCES: &[ResourceDef] = &[
@@ -117,7 +175,10 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &[],
         subresources: &["status"],
         selectable_fields: &["status.phase"],
+        field_labels: FieldLabels::Convert(selectable::NAMESPACE_LABELS),
+        attrs_hook: None,
         storage: "namespaces",
+        conversion: None,
         admission: &NAMESPACE,
     },
     ResourceDef {
@@ -131,7 +192,10 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &[],
         subresources: &["status"],
         selectable_fields: &["spec.unschedulable"],
+        field_labels: FieldLabels::Convert(selectable::NODE_LABELS),
+        attrs_hook: Some(selectable::node_attrs),
         storage: "nodes",
+        conversion: None,
         admission: &NODE,
     },
     ResourceDef {
@@ -144,17 +208,11 @@ pub static RESOURCES: &[ResourceDef] = &[
         short_names: &["po"],
         categories: &["all"],
         subresources: &["status", "eviction", "binding"],
-        selectable_fields: &[
-            "spec.nodeName",
-            "spec.restartPolicy",
-            "spec.schedulerName",
-            "spec.serviceAccountName",
-            "spec.hostNetwork",
-            "status.phase",
-            "status.podIP",
-            "status.nominatedNodeName",
-        ],
+        selectable_fields: selectable::POD_FIELDS,
+        field_labels: FieldLabels::Convert(selectable::POD_LABELS),
+        attrs_hook: Some(selectable::pod_attrs),
         storage: "pods",
+        conversion: None,
         admission: &POD,
     },
     ResourceDef {
@@ -167,20 +225,11 @@ pub static RESOURCES: &[ResourceDef] = &[
         short_names: &["ev"],
         categories: &[],
         subresources: &[],
-        selectable_fields: &[
-            "involvedObject.kind",
-            "involvedObject.namespace",
-            "involvedObject.name",
-            "involvedObject.uid",
-            "involvedObject.apiVersion",
-            "involvedObject.resourceVersion",
-            "involvedObject.fieldPath",
-            "reason",
-            "reportingComponent",
-            "source",
-            "type",
-        ],
+        selectable_fields: selectable::EVENT_FIELDS,
+        field_labels: FieldLabels::Convert(selectable::CORE_EVENT_LABELS),
+        attrs_hook: Some(selectable::event_attrs),
         storage: "events",
+        conversion: None,
         admission: &CORE_EVENT,
     },
     ResourceDef {
@@ -193,8 +242,11 @@ pub static RESOURCES: &[ResourceDef] = &[
         short_names: &["ev"],
         categories: &[],
         subresources: &[],
-        selectable_fields: &[],
-        storage: "events.events.k8s.io",
+        selectable_fields: selectable::EVENT_FIELDS,
+        field_labels: FieldLabels::Convert(selectable::EVENTS_EVENT_LABELS),
+        attrs_hook: Some(selectable::event_attrs),
+        storage: "events",
+        conversion: Some(&EVENTS_CONVERSION),
         admission: &EVENTS_EVENT,
     },
     ResourceDef {
@@ -208,7 +260,10 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &[],
         subresources: &["status"],
         selectable_fields: &[],
+        field_labels: FieldLabels::Default,
+        attrs_hook: None,
         storage: "poddisruptionbudgets.policy",
+        conversion: None,
         admission: &PDB,
     },
     ResourceDef {
@@ -221,8 +276,11 @@ pub static RESOURCES: &[ResourceDef] = &[
         short_names: &[],
         categories: &["all"],
         subresources: &["status"],
-        selectable_fields: &["status.successful"],
+        selectable_fields: &[],
+        field_labels: FieldLabels::Convert(selectable::JOB_LABELS),
+        attrs_hook: Some(selectable::job_attrs),
         storage: "jobs.batch",
+        conversion: None,
         admission: &JOB,
     },
     ResourceDef {
@@ -236,7 +294,10 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &[],
         subresources: &[],
         selectable_fields: &[],
+        field_labels: FieldLabels::Default,
+        attrs_hook: None,
         storage: "leases.coordination.k8s.io",
+        conversion: None,
         admission: &LEASE,
     },
     ResourceDef {
@@ -250,7 +311,10 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &[],
         subresources: &["status"],
         selectable_fields: &[],
+        field_labels: FieldLabels::Default,
+        attrs_hook: None,
         storage: "evictionrequests.lifecycle.k8s.io",
+        conversion: None,
         admission: &EVICTION_REQUEST,
     },
     ResourceDef {
@@ -264,7 +328,10 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &[],
         subresources: &["status"],
         selectable_fields: &[],
+        field_labels: FieldLabels::Default,
+        attrs_hook: None,
         storage: "evictions.lifecycle.k8s.io",
+        conversion: None,
         admission: &EVICTION,
     },
 ];
@@ -286,6 +353,87 @@ pub fn find_kind(group: &str, kind: &str) -> Option<&'static ResourceDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use exitplan_api::strategy::SystemFields;
+
+    fn system() -> SystemFields {
+        SystemFields {
+            uid: "3f9a3c1e-4f1e-4a53-9a4c-8f1b2c3d4e5f".into(),
+            creation_timestamp: "2026-01-01T00:00:00Z".parse().expect("time"),
+            generated_name_suffix: "abcde".into(),
+        }
+    }
+
+    fn create(group: &str, version: &str, plural: &str, mut obj: Value) -> Result<Value, String> {
+        let def = find(group, version, plural).expect("served");
+        def.admission
+            .create(&mut obj, &system(), system().creation_timestamp)
+            .map(|()| obj)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn simple_kinds_are_admitted_by_their_strategies() {
+        let ns = create(
+            "",
+            "v1",
+            "namespaces",
+            serde_json::json!({"metadata": {"name": "team-a"}}),
+        )
+        .expect("namespace");
+        assert_eq!(ns["status"]["phase"], "Active");
+        assert_eq!(ns["spec"]["finalizers"], serde_json::json!(["kubernetes"]));
+        let err = create(
+            "",
+            "v1",
+            "namespaces",
+            serde_json::json!({"metadata": {"name": "a.b"}}),
+        )
+        .expect_err("DNS label");
+        assert!(err.contains("must not contain dots"), "{err}");
+
+        let err = create(
+            "events.k8s.io",
+            "v1",
+            "events",
+            serde_json::json!({"metadata": {"name": "e", "namespace": "default"},
+                               "eventTime": "2026-01-01T00:00:00.000000Z", "type": "Normal",
+                               "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}}),
+        )
+        .expect_err("strict events");
+        assert!(err.contains("reportingController: Required value"), "{err}");
+        let core = create(
+            "",
+            "v1",
+            "events",
+            serde_json::json!({"metadata": {"name": "e", "namespace": "default"},
+                               "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}}),
+        )
+        .expect("legacy events");
+        assert_eq!(core["involvedObject"]["name"], "p");
+
+        let err = create(
+            "coordination.k8s.io",
+            "v1",
+            "leases",
+            serde_json::json!({"metadata": {"name": "l", "namespace": "default"}, "spec": {"leaseDurationSeconds": 0}}),
+        )
+        .expect_err("lease");
+        assert!(
+            err.contains("spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0"),
+            "{err}"
+        );
+        let err = create(
+            "",
+            "v1",
+            "nodes",
+            serde_json::json!({"metadata": {"name": "n1", "namespace": "x"}}),
+        )
+        .expect_err("cluster-scoped");
+        assert!(
+            err.contains("metadata.namespace: Forbidden: not allowed on this type"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn every_resource_is_findable_and_has_a_distinct_url() {

@@ -1,0 +1,385 @@
+//! `/version` and the discovery documents: legacy (`/api`, `/api/v1`,
+//! `/apis`, `/apis/<group>`, `/apis/<group>/<version>`) and aggregated
+//! (`apidiscovery.k8s.io/v2` `APIGroupDiscoveryList` for `/api` and
+//! `/apis`, which kubectl asks for first).
+
+use serde_json::{Value, json};
+
+use crate::registry::{RESOURCES, ResourceDef};
+
+/// The version the server reports.
+pub const GIT_VERSION: &str = "v1.37.0-exitplan";
+
+/// The `Content-Type` of an aggregated discovery answer.
+pub const AGGREGATED_CONTENT_TYPE: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+/// `/version` (`version.Info`).
+pub fn version() -> Value {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    json!({
+        "major": "1",
+        "minor": "37",
+        "emulationMajor": "1",
+        "emulationMinor": "37",
+        "minCompatibilityMajor": "1",
+        "minCompatibilityMinor": "36",
+        "gitVersion": GIT_VERSION,
+        "gitCommit": option_env!("EXITPLAN_GIT_COMMIT").unwrap_or(""),
+        "gitTreeState": "",
+        "buildDate": "1970-01-01T00:00:00Z",
+        "goVersion": "",
+        "compiler": "rustc",
+        "platform": format!("{}/{arch}", std::env::consts::OS),
+    })
+}
+
+/// The verbs of the main resource.
+fn verbs(def: &ResourceDef) -> Vec<&'static str> {
+    // Upstream serves no deletecollection for namespaces.
+    if def.plural == "namespaces" {
+        return vec![
+            "create", "delete", "get", "list", "patch", "update", "watch",
+        ];
+    }
+    vec![
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch",
+    ]
+}
+
+/// A served subresource: (name, group, version, kind, verbs); an empty
+/// group and version mean the parent's.
+type Sub = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+);
+
+fn subresources(def: &'static ResourceDef) -> impl Iterator<Item = Sub> {
+    def.subresources.iter().filter_map(move |s| match *s {
+        "status" => Some(("status", "", "", def.kind, &["get", "patch", "update"][..])),
+        "eviction" => Some(("eviction", "policy", "v1", "Eviction", &["create"][..])),
+        "binding" => Some(("binding", "", "", "Binding", &["create"][..])),
+        _ => None,
+    })
+}
+
+fn served_in<'a>(
+    group: &'a str,
+    version: &'a str,
+) -> impl Iterator<Item = &'static ResourceDef> + use<'a> {
+    RESOURCES
+        .iter()
+        .filter(move |r| r.group == group && r.version == version)
+}
+
+/// The groups in order of first appearance, with their versions.
+fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for r in RESOURCES.iter().filter(|r| !r.group.is_empty()) {
+        match out.iter_mut().find(|(g, _)| *g == r.group) {
+            Some((_, versions)) if !versions.contains(&r.version) => versions.push(r.version),
+            Some(_) => {}
+            None => out.push((r.group, vec![r.version])),
+        }
+    }
+    out
+}
+
+/// `/api` (`APIVersions`).
+pub fn core_versions() -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}],
+    })
+}
+
+fn api_group(group: &str, versions: &[&str]) -> Value {
+    let gv = |v: &str| json!({"groupVersion": format!("{group}/{v}"), "version": v});
+    let listed: Vec<Value> = versions.iter().map(|v| gv(v)).collect();
+    json!({
+        "name": group,
+        "versions": listed,
+        "preferredVersion": versions.first().map(|v| gv(v)),
+    })
+}
+
+/// `/apis` (`APIGroupList`).
+pub fn group_list() -> Value {
+    let groups: Vec<Value> = groups().iter().map(|(g, vs)| api_group(g, vs)).collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `/apis/<group>` (`APIGroup`), if served.
+pub fn group(name: &str) -> Option<Value> {
+    let (g, versions) = groups().into_iter().find(|(g, _)| *g == name)?;
+    let mut doc = api_group(g, &versions);
+    doc["kind"] = json!("APIGroup");
+    doc["apiVersion"] = json!("v1");
+    Some(doc)
+}
+
+/// `/api/v1` or `/apis/<group>/<version>` (`APIResourceList`), if served.
+pub fn resource_list(group: &str, version: &str) -> Option<Value> {
+    let mut resources = Vec::new();
+    for def in served_in(group, version) {
+        let mut main = json!({
+            "name": def.plural,
+            "singularName": def.singular,
+            "namespaced": def.namespaced,
+            "kind": def.kind,
+            "verbs": verbs(def),
+        });
+        if !def.short_names.is_empty() {
+            main["shortNames"] = json!(def.short_names);
+        }
+        if !def.categories.is_empty() {
+            main["categories"] = json!(def.categories);
+        }
+        resources.push(main);
+        for (sub, g, v, kind, sub_verbs) in subresources(def) {
+            let mut entry = json!({
+                "name": format!("{}/{sub}", def.plural),
+                "singularName": "",
+                "namespaced": def.namespaced,
+                "kind": kind,
+                "verbs": sub_verbs,
+            });
+            if !g.is_empty() {
+                entry["group"] = json!(g);
+                entry["version"] = json!(v);
+            }
+            resources.push(entry);
+        }
+    }
+    if resources.is_empty() {
+        return None;
+    }
+    resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    let group_version = if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    };
+    Some(json!({
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": group_version,
+        "resources": resources,
+    }))
+}
+
+fn discovery_resource(def: &'static ResourceDef) -> Value {
+    let subs: Vec<Value> = subresources(def)
+        .map(|(sub, g, v, kind, sub_verbs)| {
+            let (g, v) = if g.is_empty() {
+                (def.group, def.version)
+            } else {
+                (g, v)
+            };
+            json!({
+                "subresource": sub,
+                "responseKind": {"group": g, "version": v, "kind": kind},
+                "verbs": sub_verbs,
+            })
+        })
+        .collect();
+    let mut r = json!({
+        "resource": def.plural,
+        "responseKind": {"group": def.group, "version": def.version, "kind": def.kind},
+        "scope": if def.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": def.singular,
+        "verbs": verbs(def),
+    });
+    if !def.short_names.is_empty() {
+        r["shortNames"] = json!(def.short_names);
+    }
+    if !def.categories.is_empty() {
+        r["categories"] = json!(def.categories);
+    }
+    if !subs.is_empty() {
+        r["subresources"] = json!(subs);
+    }
+    r
+}
+
+fn discovery_group(group: &str, versions: &[&str]) -> Value {
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|v| {
+            let resources: Vec<Value> = served_in(group, v).map(discovery_resource).collect();
+            json!({"version": v, "resources": resources, "freshness": "Current"})
+        })
+        .collect();
+    json!({"metadata": {"name": group, "creationTimestamp": null}, "versions": versions})
+}
+
+fn discovery_list(items: Vec<Value>) -> Value {
+    json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": items,
+    })
+}
+
+/// `/api` as aggregated discovery (the core group, name `""`).
+pub fn aggregated_core() -> Value {
+    discovery_list(vec![discovery_group("", &["v1"])])
+}
+
+/// `/apis` as aggregated discovery.
+pub fn aggregated_groups() -> Value {
+    discovery_list(
+        groups()
+            .iter()
+            .map(|(g, vs)| discovery_group(g, vs))
+            .collect(),
+    )
+}
+
+/// Whether an `Accept` header prefers aggregated discovery (v2) over plain
+/// JSON: the first acceptable media type decides.
+pub fn wants_aggregated(accept: &str) -> bool {
+    for media in accept.split(',') {
+        let mut parts = media.split(';').map(str::trim);
+        let essence = parts.next().unwrap_or_default();
+        let params: Vec<(&str, &str)> = parts.filter_map(|p| p.split_once('=')).collect();
+        let param = |k: &str| params.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
+        match (essence, param("g"), param("v"), param("as")) {
+            (
+                "application/json",
+                Some("apidiscovery.k8s.io"),
+                Some("v2"),
+                Some("APIGroupDiscoveryList"),
+            ) => {
+                return true;
+            }
+            ("application/json", None, None, None) | ("*/*", _, _, _) => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &Value) -> Vec<&str> {
+        list["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .filter_map(|r| r["name"].as_str())
+            .collect()
+    }
+
+    #[test]
+    fn core_resource_list_has_subresources() {
+        let core = resource_list("", "v1").expect("core");
+        assert_eq!(core["groupVersion"], "v1");
+        assert_eq!(
+            names(&core),
+            vec![
+                "events",
+                "namespaces",
+                "namespaces/status",
+                "nodes",
+                "nodes/status",
+                "pods",
+                "pods/binding",
+                "pods/eviction",
+                "pods/status"
+            ]
+        );
+        let eviction = core["resources"]
+            .as_array()
+            .and_then(|r| r.iter().find(|r| r["name"] == "pods/eviction"))
+            .expect("eviction");
+        assert_eq!(
+            eviction,
+            &json!({"name": "pods/eviction", "singularName": "", "namespaced": true, "group": "policy", "version": "v1", "kind": "Eviction", "verbs": ["create"]})
+        );
+        let pods = &core["resources"][5];
+        assert_eq!(pods["shortNames"], json!(["po"]));
+        assert_eq!(pods["categories"], json!(["all"]));
+        assert_eq!(pods["singularName"], "pod");
+        assert!(resource_list("apps", "v1").is_none());
+    }
+
+    #[test]
+    fn groups_and_aggregated_discovery() {
+        let list = group_list();
+        let groups: Vec<&str> = list["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .filter_map(|g| g["name"].as_str())
+            .collect();
+        assert_eq!(
+            groups,
+            vec![
+                "events.k8s.io",
+                "policy",
+                "batch",
+                "coordination.k8s.io",
+                "lifecycle.k8s.io"
+            ]
+        );
+        let lifecycle = group("lifecycle.k8s.io").expect("served");
+        assert_eq!(
+            lifecycle["preferredVersion"]["groupVersion"],
+            "lifecycle.k8s.io/v1alpha1"
+        );
+        assert_eq!(lifecycle["kind"], "APIGroup");
+        assert!(group("apps").is_none());
+
+        let agg = aggregated_groups();
+        let lc = agg["items"]
+            .as_array()
+            .and_then(|i| {
+                i.iter()
+                    .find(|g| g["metadata"]["name"] == "lifecycle.k8s.io")
+            })
+            .expect("lifecycle group");
+        let evictions = &lc["versions"][0]["resources"][1];
+        assert_eq!(evictions["resource"], "evictions");
+        assert_eq!(evictions["scope"], "Namespaced");
+        assert_eq!(evictions["subresources"][0]["subresource"], "status");
+        let core = aggregated_core();
+        let pods = core["items"][0]["versions"][0]["resources"]
+            .as_array()
+            .and_then(|r| r.iter().find(|r| r["resource"] == "pods"))
+            .expect("pods");
+        assert_eq!(pods["subresources"][1]["responseKind"]["group"], "policy");
+    }
+
+    #[test]
+    fn accept_negotiation() {
+        let kubectl = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+        assert!(wants_aggregated(kubectl));
+        assert!(!wants_aggregated("application/json"));
+        assert!(!wants_aggregated(
+            "application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+        ));
+        assert!(!wants_aggregated(
+            "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+        ));
+        assert_eq!(version()["gitVersion"], GIT_VERSION);
+    }
+}

@@ -1,0 +1,258 @@
+//! Server-side Tables (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`):
+//! the columns and cells upstream's printers
+//! (`pkg/printers/internalversion/printers.go`) produce — always the wide
+//! set; kubectl hides priority-1 columns unless `-o wide` — and printers of
+//! our own for the lifecycle kinds.
+
+mod age;
+mod builtin;
+mod lifecycle;
+mod pod;
+
+use jiff::Timestamp;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+pub use age::{human_duration, since};
+
+use super::IncludeObject;
+use super::openapi::describe;
+use crate::registry::ResourceDef;
+
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/// One column (`metav1.TableColumnDefinition`).
+#[derive(Clone, Debug)]
+pub struct Column {
+    /// Header, as kubectl upper-cases it.
+    pub name: &'static str,
+    /// `string`, `integer`, `date`, …
+    pub ty: &'static str,
+    /// `name` for the object's name column.
+    pub format: &'static str,
+    /// What the column shows.
+    pub description: String,
+    /// 0 always shown, 1 only with `-o wide`.
+    pub priority: u8,
+}
+
+impl Column {
+    fn new(name: &'static str, ty: &'static str, description: String) -> Self {
+        Column {
+            name,
+            ty,
+            format: "",
+            description,
+            priority: 0,
+        }
+    }
+
+    fn wide(mut self) -> Self {
+        self.priority = 1;
+        self
+    }
+
+    /// The `Name` column.
+    fn name() -> Self {
+        Column {
+            format: "name",
+            ..Column::new("Name", "string", describe(OBJECT_META, "name"))
+        }
+    }
+
+    /// The `Age` column.
+    fn age() -> Self {
+        Column::new("Age", "string", describe(OBJECT_META, "creationTimestamp"))
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "type": self.ty,
+            "format": self.format,
+            "description": self.description,
+            "priority": self.priority,
+        })
+    }
+}
+
+/// One row's cells (and row conditions, for finished pods).
+#[derive(Clone, Debug, Default)]
+pub struct Row {
+    /// Cell values, one per column.
+    pub cells: Vec<Value>,
+    /// `metav1.TableRowCondition`s.
+    pub conditions: Vec<Value>,
+}
+
+impl From<Vec<Value>> for Row {
+    fn from(cells: Vec<Value>) -> Self {
+        Row {
+            cells,
+            conditions: Vec::new(),
+        }
+    }
+}
+
+/// A kind's printer: its columns and a row per object.
+pub struct Printer {
+    /// The columns.
+    pub columns: fn() -> Vec<Column>,
+    /// The row of one object (`None`: the object does not decode).
+    pub row: fn(&Value, Timestamp) -> Option<Row>,
+}
+
+fn decode<T: DeserializeOwned>(v: &Value) -> Option<T> {
+    serde_json::from_value(v.clone()).ok()
+}
+
+/// The creation time of an object's metadata.
+fn created(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Option<Timestamp> {
+    meta.creation_timestamp.as_ref().map(|t| t.0)
+}
+
+/// The printer of a served kind; kinds without one get Name and Age.
+pub fn printer(def: &ResourceDef) -> Printer {
+    match (def.group, def.kind) {
+        ("", "Pod") => pod::PRINTER,
+        ("", "Node") => builtin::NODE,
+        ("", "Namespace") => builtin::NAMESPACE,
+        ("", "Event") => builtin::CORE_EVENT,
+        ("events.k8s.io", "Event") => builtin::EVENTS_EVENT,
+        ("batch", "Job") => builtin::JOB,
+        ("policy", "PodDisruptionBudget") => builtin::PDB,
+        ("coordination.k8s.io", "Lease") => builtin::LEASE,
+        ("lifecycle.k8s.io", "EvictionRequest") => lifecycle::EVICTION_REQUEST,
+        ("lifecycle.k8s.io", "Eviction") => lifecycle::EVICTION,
+        _ => DEFAULT,
+    }
+}
+
+const DEFAULT: Printer = Printer {
+    columns: || vec![Column::name(), Column::age()],
+    row: |v, now| {
+        let meta: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
+            decode(v.get("metadata")?)?;
+        Some(Row::from(vec![
+            json!(meta.name.clone().unwrap_or_default()),
+            json!(since(created(&meta), now)),
+        ]))
+    },
+};
+
+/// A row for an object the printer cannot read: its name, other cells empty.
+fn fallback_row(columns: &[Column], object: &Value) -> Row {
+    let name = object
+        .pointer("/metadata/name")
+        .cloned()
+        .unwrap_or_else(|| json!(""));
+    Row::from(
+        columns
+            .iter()
+            .map(|c| {
+                if c.format == "name" {
+                    name.clone()
+                } else {
+                    json!("")
+                }
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn row_object(object: &Value, include: IncludeObject) -> Value {
+    match include {
+        IncludeObject::None => Value::Null,
+        IncludeObject::Metadata => json!({
+            "kind": "PartialObjectMetadata",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": object.get("metadata").cloned().unwrap_or_else(|| json!({})),
+        }),
+        IncludeObject::Object => object.clone(),
+    }
+}
+
+/// The Table of `objects` (each in the shape `def` serves).
+pub fn table(
+    def: &ResourceDef,
+    objects: &[Value],
+    list_meta: Value,
+    include: IncludeObject,
+    now: Timestamp,
+) -> Value {
+    let p = printer(def);
+    let column_defs = (p.columns)();
+    let columns: Vec<Value> = column_defs.iter().map(Column::to_json).collect();
+    let rows: Vec<Value> = objects
+        .iter()
+        .map(|o| {
+            let row = (p.row)(o, now).unwrap_or_else(|| fallback_row(&column_defs, o));
+            let mut r = json!({"cells": row.cells, "object": row_object(o, include)});
+            if !row.conditions.is_empty() {
+                r["conditions"] = Value::Array(row.conditions);
+            }
+            r
+        })
+        .collect();
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": list_meta,
+        "columnDefinitions": columns,
+        "rows": rows,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::{RESOURCES, find};
+
+    #[test]
+    fn every_printer_has_as_many_cells_as_columns() {
+        let now: Timestamp = "2026-01-01T00:00:00Z".parse().expect("time");
+        for def in RESOURCES {
+            let t = table(
+                def,
+                &[json!({"metadata": {"name": "x"}})],
+                json!({}),
+                IncludeObject::Metadata,
+                now,
+            );
+            let cols = t["columnDefinitions"].as_array().map(Vec::len);
+            assert_eq!(
+                t["rows"][0]["cells"].as_array().map(Vec::len),
+                cols,
+                "{}",
+                def.plural
+            );
+            assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+            assert!(
+                t["columnDefinitions"][0]["description"]
+                    .as_str()
+                    .is_some_and(|d| !d.is_empty())
+                    || def.kind == "Event",
+                "{}",
+                def.plural
+            );
+        }
+        let ns = find("", "v1", "namespaces").expect("ns");
+        let t = table(
+            ns,
+            &[json!({"metadata": {"name": "x"}})],
+            json!({"resourceVersion": "7"}),
+            IncludeObject::None,
+            now,
+        );
+        assert_eq!(t["rows"][0]["object"], Value::Null);
+        assert_eq!(t["metadata"]["resourceVersion"], "7");
+        let full = table(
+            ns,
+            &[json!({"kind": "Namespace", "metadata": {"name": "x"}})],
+            json!({}),
+            IncludeObject::Object,
+            now,
+        );
+        assert_eq!(full["rows"][0]["object"]["kind"], "Namespace");
+    }
+}
