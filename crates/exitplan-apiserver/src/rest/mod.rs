@@ -24,6 +24,7 @@ pub mod list;
 pub mod meta;
 pub mod negotiate;
 pub mod patch;
+pub mod protobuf;
 pub mod query;
 pub mod request;
 pub mod respond;

@@ -108,10 +108,13 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
             )
         })?;
     let method = parts.method;
-    if matches!(method, Method::POST | Method::PUT) && !body.is_empty() {
-        body_is_json(&parts.headers)?;
+    let protobuf = matches!(method, Method::POST | Method::PUT)
+        && !body.is_empty()
+        && body_is_protobuf(&parts.headers)?;
+    let mut call = resolve_call(state, rp, parts.uri.query(), parts.headers, body)?;
+    if protobuf {
+        call.body = super::protobuf::to_json(call.def, &call.body)?.into();
     }
-    let call = resolve_call(state, rp, parts.uri.query(), parts.headers, body)?;
     let sub = call.subresource.clone();
     match (sub.as_deref(), call.name.is_some()) {
         (None, false) => match method {
@@ -146,15 +149,17 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
     }
 }
 
-/// Bodies of creates, updates and subresource posts are JSON (415 otherwise;
-/// a missing `Content-Type` is read as JSON).
-fn body_is_json(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+/// Bodies of creates, updates and subresource posts are JSON (a missing
+/// `Content-Type` is read as JSON) or, for the few kinds
+/// [`super::protobuf`] decodes, protobuf (`Ok(true)`); 415 otherwise.
+fn body_is_protobuf(headers: &axum::http::HeaderMap) -> Result<bool, ApiError> {
     let ty = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
     match ty.split(';').next().unwrap_or_default().trim() {
-        "application/json" | "" | "*/*" => Ok(()),
+        "application/json" | "" | "*/*" => Ok(false),
+        super::protobuf::PROTOBUF => Ok(true),
         _ => Err(super::errors::unsupported_media_type(
             super::negotiate::PRODUCED,
         )),

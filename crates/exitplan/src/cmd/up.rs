@@ -86,8 +86,10 @@ fn init_logging() {
         .ok()
         .and_then(|v| v.parse::<tracing::Level>().ok())
         .unwrap_or(tracing::Level::INFO);
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt()
         .with_max_level(level)
+        .with_ansi(ansi)
         .with_writer(std::io::stderr)
         .try_init();
 }
