@@ -53,17 +53,12 @@ pub fn name_suffix() -> String {
         .collect()
 }
 
-/// A random token of `n` bytes, hex encoded.
-pub fn random_hex(n: usize) -> String {
-    let mut out = String::with_capacity(n * 2);
-    while out.len() < n * 2 {
-        for b in random_bytes::<16>() {
-            if out.len() < n * 2 {
-                out.push_str(&format!("{b:02x}"));
-            }
-        }
-    }
-    out
+/// A secret of `n` random bytes, hex encoded; fails without an OS random
+/// source (secrets never fall back to anything guessable).
+pub fn random_hex(n: usize) -> Result<String, getrandom::Error> {
+    let mut buf = vec![0u8; n];
+    getrandom::fill(&mut buf)?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The system fields of a new object created at `now`.
@@ -160,7 +155,7 @@ mod tests {
         let s = name_suffix();
         assert_eq!(s.len(), 5);
         assert!(s.bytes().all(|c| ALPHANUMS.contains(&c)));
-        assert_eq!(random_hex(32).len(), 64);
+        assert_eq!(random_hex(32).expect("random").len(), 64);
     }
 
     #[test]

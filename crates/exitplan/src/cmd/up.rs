@@ -74,7 +74,8 @@ fn load_or_create_token(dir: &Path) -> Result<String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     }
-    let token = random_hex(32);
+    let token =
+        random_hex(32).map_err(|e| anyhow::anyhow!("no OS random source for the token: {e}"))?;
     kubeconfig::write_private(&path, &format!("{token}\n"))
         .with_context(|| format!("writing {}", path.display()))?;
     tracing::info!(path = %path.display(), "created a new bearer token");
