@@ -1,6 +1,11 @@
 //! Compaction: removing the revision log's old entries by the [`Retention`]
 //! policy, and persisting the compacted revision.
 //!
+//! Compacting to revision `C` removes from the log every version replaced
+//! by a change at or before `C`, and every deletion at or before `C`; what
+//! stays at or before `C` is exactly the state at `C` (as etcd's MVCC keeps
+//! it), so watches from `C` on and lists at `C` or later are still served.
+//!
 //! The writer records, once per batch, which revision was the newest at what
 //! time — bucketed to the next whole second, so a revision never looks older
 //! than it is — and, every [`StoreConfig::compaction_interval`], compacts up to
@@ -16,9 +21,11 @@
 use std::collections::VecDeque;
 
 use jiff::{SignedDuration, Timestamp};
-use redb::Durability;
+use redb::{Durability, ReadableTable};
 
-use super::{Inner, LOG, META, META_COMPACTED, StorageError, io, lock, read, write};
+use super::{
+    EventType, Inner, LOG, META, META_COMPACTED, StorageError, codec, io, lock, read, write,
+};
 
 /// The most log entries one compaction transaction removes.
 const CHUNK: u64 = 50_000;
@@ -111,13 +118,29 @@ fn compact_locked(inner: &Inner, target: u64) -> Result<u64, StorageError> {
         return Ok(from);
     }
     let mut done = from;
+    let mut removed = 0;
     while done < target {
         let to = target.min(done.saturating_add(CHUNK));
         let mut txn = inner.db.begin_write().map_err(io)?;
         txn.set_durability(Durability::Immediate).map_err(io)?;
         {
             let mut log = txn.open_table(LOG).map_err(io)?;
-            log.retain_in(..=to, |_, _| false).map_err(io)?;
+            // Each change up to `to` retires the version it replaced, and a
+            // deletion itself: what stays up to `to` is the state at `to`.
+            let mut retired = Vec::new();
+            for row in log.range(done + 1..=to).map_err(io)? {
+                let (k, v) = row.map_err(io)?;
+                let header = codec::header(v.value())?;
+                if header.prev != 0 {
+                    retired.push(header.prev);
+                }
+                if header.event_type == EventType::Deleted {
+                    retired.push(k.value());
+                }
+            }
+            for revision in retired {
+                removed += usize::from(log.remove(revision).map_err(io)?.is_some());
+            }
             let mut meta = txn.open_table(META).map_err(io)?;
             meta.insert(META_COMPACTED, to).map_err(io)?;
         }
@@ -132,11 +155,6 @@ fn compact_locked(inner: &Inner, target: u64) -> Result<u64, StorageError> {
         state.window.drain(..stale);
         done = to;
     }
-    tracing::info!(
-        compacted = target,
-        removed = target - from,
-        head,
-        "storage log compacted"
-    );
+    tracing::info!(compacted = target, removed, head, "storage log compacted");
     Ok(target)
 }

@@ -1,16 +1,16 @@
 //! Lists at a past revision, whole or by page.
 //!
-//! The state at revision `r` is a newer state with the changes made after `r`
-//! rewound: every log record keeps the version it replaced, so the first
-//! change to a key after `r` tells what that key was at `r` (absent, for a
-//! creation). Those keys form an *overlay* merged, in key order, over the
-//! newer state:
+//! The state at revision `r` is the current index with the changes made
+//! after `r` rewound: every log record knows the version it replaced, so the
+//! first change to a key after `r` tells what that key was at `r` (absent,
+//! for a creation). Those keys form an *overlay* merged, in key order, over
+//! the index. At the current revision there is no overlay at all, so a page
+//! costs what [`Store::list`](super::Store::list) costs.
 //!
-//! * while the changes after `r` are all in the in-memory window, the newer
-//!   state is the index (at the current revision: no overlay at all, so a
-//!   page costs what [`Store::list`](super::Store::list) costs);
-//! * otherwise both come from one redb read snapshot — its `objects` table
-//!   and its log — read without holding any lock the writer needs.
+//! The changes still in the in-memory window are rewound from memory; older
+//! ones are read from a redb snapshot of the log *without* holding the lock
+//! writers need, after which the window is checked to still reach back to
+//! where the disk read ended (else the gap is read too).
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -19,8 +19,8 @@ use std::sync::Arc;
 use redb::ReadableDatabase;
 
 use super::{
-    Inner, Key, LOG, META, META_COMPACTED, META_REVISION, OBJECTS, Prefix, StorageError,
-    StoredObject, codec, io, read,
+    Inner, Key, LOG, META, META_COMPACTED, Prefix, StorageError, StoredObject, codec, io,
+    load_version, read,
 };
 
 /// One page of a list, consistent with one revision.
@@ -37,12 +37,6 @@ pub struct Page {
 
 /// What keys changed after a revision were at that revision (`None`: absent).
 type Overlay = BTreeMap<Key, Option<Arc<StoredObject>>>;
-
-/// Adds to `overlay` what `key` was before a change, unless an earlier change
-/// (processed first) already said.
-fn rewind(overlay: &mut Overlay, key: Key, before: Option<Arc<StoredObject>>) {
-    overlay.entry(key).or_insert(before);
-}
 
 /// The index entries under `prefix`, after `start_after` if given, in key order.
 pub(super) fn index_range<'a>(
@@ -70,49 +64,57 @@ pub(super) fn page(
     limit: usize,
     filter: impl FnMut(&StoredObject) -> bool,
 ) -> Result<Page, StorageError> {
-    {
-        let state = read(&inner.state);
-        if revision > state.revision {
-            return Err(StorageError::TooLarge {
-                requested: revision,
-                current: state.revision,
-            });
-        }
-        if revision < state.compacted {
-            return Err(StorageError::Expired {
-                requested: revision,
-                oldest: state.compacted,
-            });
-        }
-        if revision + 1 >= state.oldest_in_window() {
-            let mut overlay = Overlay::new();
-            for r in state.window_after(revision) {
-                if prefix.contains(r.key()) {
-                    rewind(&mut overlay, r.key().clone(), r.prev.clone());
-                }
+    // First changes after `revision`, up to `rewound`, read from disk.
+    let mut overlay = Overlay::new();
+    let mut rewound = revision;
+    loop {
+        let until = {
+            let state = read(&inner.state);
+            if revision > state.revision {
+                return Err(StorageError::TooLarge {
+                    requested: revision,
+                    current: state.revision,
+                });
             }
-            let base = index_range(&state.index, prefix, start_after).map(|o| Ok(o.clone()));
-            return merge(base, &overlay, prefix, revision, start_after, limit, filter);
-        }
+            if revision < state.compacted {
+                return Err(StorageError::Expired {
+                    requested: revision,
+                    oldest: state.compacted,
+                });
+            }
+            let oldest = state.oldest_in_window();
+            if rewound + 1 >= oldest {
+                for r in state.window_after(rewound) {
+                    if prefix.contains(r.key()) && !overlay.contains_key(r.key()) {
+                        overlay.insert(r.key().clone(), r.prev.clone());
+                    }
+                }
+                let base = index_range(&state.index, prefix, start_after).map(|o| Ok(o.clone()));
+                return merge(base, &overlay, prefix, revision, start_after, limit, filter);
+            }
+            oldest - 1
+        };
+        rewind_from_disk(inner, prefix, revision, rewound, until, &mut overlay)?;
+        rewound = until;
     }
-    page_from_disk(inner, prefix, revision, start_after, limit, filter)
 }
 
-/// [`page`] from one redb read snapshot, for revisions older than the window.
-fn page_from_disk(
+/// Adds to `overlay` the first changes to keys under `prefix` in
+/// `(from, until]` (all committed, so immutable unless compacted meanwhile).
+fn rewind_from_disk(
     inner: &Inner,
     prefix: &Prefix,
     revision: u64,
-    start_after: Option<&Key>,
-    limit: usize,
-    filter: impl FnMut(&StoredObject) -> bool,
-) -> Result<Page, StorageError> {
+    from: u64,
+    until: u64,
+    overlay: &mut Overlay,
+) -> Result<(), StorageError> {
     let snapshot = inner.db.begin_read().map_err(io)?;
     let meta = snapshot.open_table(META).map_err(io)?;
-    let get = |name| -> Result<u64, StorageError> {
-        Ok(meta.get(name).map_err(io)?.map_or(0, |g| g.value()))
-    };
-    let compacted = get(META_COMPACTED)?;
+    let compacted = meta
+        .get(META_COMPACTED)
+        .map_err(io)?
+        .map_or(0, |g| g.value());
     if revision < compacted {
         return Err(StorageError::Expired {
             requested: revision,
@@ -120,28 +122,22 @@ fn page_from_disk(
         });
     }
     let log = snapshot.open_table(LOG).map_err(io)?;
-    let mut overlay = Overlay::new();
-    for row in log.range(revision + 1..=get(META_REVISION)?).map_err(io)? {
+    for row in log.range(from + 1..=until).map_err(io)? {
         let (_, v) = row.map_err(io)?;
-        if prefix.contains_str(codec::event_key(v.value())?) {
-            let (key, before) = codec::decode_before(v.value())?;
-            rewind(&mut overlay, key, before);
+        let header = codec::header(v.value())?;
+        if !prefix.contains_str(header.key) {
+            continue;
+        }
+        if let std::collections::btree_map::Entry::Vacant(first) =
+            overlay.entry(Key::from_stored(header.key))
+        {
+            first.insert(match header.prev {
+                0 => None,
+                prev => Some(load_version(&log, prev)?),
+            });
         }
     }
-    let objects = snapshot.open_table(OBJECTS).map_err(io)?;
-    let lower = match start_after {
-        Some(after) if after.0 >= prefix.0 => Bound::Excluded(after.as_str()),
-        _ => Bound::Included(prefix.0.as_str()),
-    };
-    let base = objects
-        .range::<&str>((lower, Bound::Unbounded))
-        .map_err(io)?
-        .map(|row| {
-            let (k, v) = row.map_err(io)?;
-            codec::decode_object(Key::from_stored(k.value()), v.value()).map(Arc::new)
-        })
-        .take_while(|o| o.as_ref().map_or(true, |o| prefix.contains(&o.key)));
-    merge(base, &overlay, prefix, revision, start_after, limit, filter)
+    Ok(())
 }
 
 /// Merges `base` (a newer state, key order, under `prefix`, after

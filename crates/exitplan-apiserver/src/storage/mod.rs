@@ -25,8 +25,10 @@
 //!   historical lists ([`Store::list_at`], [`Store::list_page`]) rewind.
 //! * Old log entries are compacted away ([`Retention`]); asking for a
 //!   compacted revision fails with [`StorageError::Expired`].
-//! * On restart the index, the revision sequence and the compacted revision
-//!   are recovered from disk.
+//! * On disk there is only the log (each object version stored once, in the
+//!   record that wrote it, appended in revision order) and two counters; on
+//!   restart the index is rebuilt by replaying the log, and the revision
+//!   sequence and the compacted revision are read back.
 
 mod codec;
 mod compaction;
@@ -50,11 +52,15 @@ use crate::clock::{SharedClock, SystemClock};
 pub use history::Page;
 pub use watch::{WatchError, WatchItem, WatchStream};
 
-const OBJECTS: TableDefinition<&str, &[u8]> = TableDefinition::new("objects");
+/// Revision → log record ([`codec`]): the only copy of every object version,
+/// appended to in revision order. Current objects are recovered by replaying it.
 const LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("log");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const META_REVISION: &str = "revision";
 const META_COMPACTED: &str = "compacted";
+const META_FORMAT: &str = "format";
+/// The on-disk format this code reads and writes ([`codec`]).
+const FORMAT: u64 = 2;
 
 /// How many recent events stay in memory for watches to resume from and
 /// historical lists to rewind with (older ones are read from disk).
@@ -66,6 +72,12 @@ pub const DEFAULT_WATCH_BUFFER: usize = 4096;
 
 /// The most writes one transaction takes from the queue.
 pub const DEFAULT_MAX_BATCH: usize = 1024;
+
+/// redb's page cache. Small on purpose: current objects are served from
+/// the in-memory index, so the cache only speeds up B-tree paths of writes
+/// and reads of old history (redb's own default is 1 GiB, which recovery
+/// would fill with every object a second time).
+pub const DEFAULT_CACHE_SIZE: usize = 16 * 1024 * 1024;
 
 /// Where an object lives: `<resource>/<namespace>/<name>`, with `resource` the
 /// group-qualified plural (`pods`, `evictions.lifecycle.k8s.io`) and an empty
@@ -277,6 +289,8 @@ pub struct StoreConfig {
     pub watch_buffer: usize,
     /// The most writes per transaction ([`DEFAULT_MAX_BATCH`]).
     pub max_batch: usize,
+    /// redb's page cache in bytes ([`DEFAULT_CACHE_SIZE`]).
+    pub cache_size: usize,
 }
 
 impl Default for StoreConfig {
@@ -288,6 +302,7 @@ impl Default for StoreConfig {
             event_window: DEFAULT_EVENT_WINDOW,
             watch_buffer: DEFAULT_WATCH_BUFFER,
             max_batch: DEFAULT_MAX_BATCH,
+            cache_size: DEFAULT_CACHE_SIZE,
         }
     }
 }
@@ -365,7 +380,7 @@ struct Inner {
     /// revision's events were broadcast (see [`WatchStream::next_or_progress`]).
     head: Arc<AtomicU64>,
     sender: broadcast::Sender<Event>,
-    queue: Arc<Mutex<writer::Queue>>,
+    queue: Arc<writer::Queue>,
     compaction: Mutex<compaction::Schedule>,
     commits: AtomicU64,
     writes: AtomicU64,
@@ -401,7 +416,10 @@ impl Store {
     /// Opens (or creates) the database at `path` and recovers its objects,
     /// revision sequence and compacted revision.
     pub fn open_with(path: &Path, config: StoreConfig) -> Result<Store, StorageError> {
-        let db = Database::create(path).map_err(io)?;
+        let db = Database::builder()
+            .set_cache_size(config.cache_size)
+            .create(path)
+            .map_err(io)?;
         Self::from_db(db, config)
     }
 
@@ -413,6 +431,7 @@ impl Store {
     /// A store whose database lives in memory, run with `config`.
     pub fn in_memory_with(config: StoreConfig) -> Result<Store, StorageError> {
         let db = Database::builder()
+            .set_cache_size(config.cache_size)
             .create_with_backend(redb::backends::InMemoryBackend::new())
             .map_err(io)?;
         Self::from_db(db, config)
@@ -421,21 +440,44 @@ impl Store {
     fn from_db(db: Database, config: StoreConfig) -> Result<Store, StorageError> {
         let txn = db.begin_write().map_err(io)?;
         {
-            txn.open_table(OBJECTS).map_err(io)?;
             txn.open_table(LOG).map_err(io)?;
-            txn.open_table(META).map_err(io)?;
+            let mut meta = txn.open_table(META).map_err(io)?;
+            let format = meta.get(META_FORMAT).map_err(io)?.map(|g| g.value());
+            let revision = meta.get(META_REVISION).map_err(io)?.map(|g| g.value());
+            match (format, revision) {
+                (Some(FORMAT), _) => {}
+                (None, None) => {
+                    meta.insert(META_FORMAT, FORMAT).map_err(io)?;
+                }
+                (format, _) => {
+                    return Err(StorageError::Corrupt(format!(
+                        "storage format {} is not supported (this server reads format {FORMAT})",
+                        format.unwrap_or(1)
+                    )));
+                }
+            }
         }
         txn.commit().map_err(io)?;
         let mut index = BTreeMap::new();
         let (revision, compacted, last_logged);
         {
             let read = db.begin_read().map_err(io)?;
-            let objects = read.open_table(OBJECTS).map_err(io)?;
-            for row in objects.iter().map_err(io)? {
+            let log = read.open_table(LOG).map_err(io)?;
+            // What compaction keeps is the state at the compacted revision
+            // plus every later change: replayed in order, the current state.
+            let mut live: BTreeMap<String, u64> = BTreeMap::new();
+            for row in log.iter().map_err(io)? {
                 let (k, v) = row.map_err(io)?;
-                let key = Key::from_stored(k.value());
-                let object = codec::decode_object(key.clone(), v.value())?;
-                index.insert(key, Arc::new(object));
+                let header = codec::header(v.value())?;
+                match header.event_type {
+                    EventType::Deleted => live.remove(header.key),
+                    EventType::Added | EventType::Modified => {
+                        live.insert(header.key.to_owned(), k.value())
+                    }
+                };
+            }
+            for (key, revision) in live {
+                index.insert(Key(key), load_version(&log, revision)?);
             }
             let meta = read.open_table(META).map_err(io)?;
             let get = |name| -> Result<u64, StorageError> {
@@ -443,7 +485,6 @@ impl Store {
             };
             revision = get(META_REVISION)?;
             compacted = get(META_COMPACTED)?;
-            let log = read.open_table(LOG).map_err(io)?;
             last_logged = log.last().map_err(io)?.map_or(0, |(k, _)| k.value());
         }
         if revision > compacted && last_logged != revision {
@@ -691,12 +732,24 @@ impl Store {
         let mut events = Vec::new();
         for row in log.range(since + 1..before).map_err(io)? {
             let (_, v) = row.map_err(io)?;
-            if prefix.contains_str(codec::event_key(v.value())?) {
+            if prefix.contains_str(codec::header(v.value())?.key) {
                 events.push(codec::decode_event(v.value())?);
             }
         }
         Ok(events)
     }
+}
+
+/// The object version written at `revision`, from the log.
+fn load_version(
+    log: &impl ReadableTable<u64, &'static [u8]>,
+    revision: u64,
+) -> Result<Arc<StoredObject>, StorageError> {
+    let record = log
+        .get(revision)
+        .map_err(io)?
+        .ok_or_else(|| StorageError::Corrupt(format!("revision {revision} is missing")))?;
+    codec::decode_version(record.value(), revision)
 }
 
 /// Sets `metadata.resourceVersion` of a JSON object.
