@@ -63,8 +63,10 @@ const META_FORMAT: &str = "format";
 const FORMAT: u64 = 2;
 
 /// How many recent events stay in memory for watches to resume from and
-/// historical lists to rewind with (older ones are read from disk).
-pub const DEFAULT_EVENT_WINDOW: usize = 100_000;
+/// historical lists to rewind with (older ones are read from the log on
+/// disk). Each pins an object version, so this bounds the window's memory
+/// (about 40 MB of 4 KB objects); it matches [`Retention`]'s default minimum.
+pub const DEFAULT_EVENT_WINDOW: usize = 10_000;
 
 /// How many events a watcher may fall behind the writers before it gets
 /// [`WatchError::Lagged`].
