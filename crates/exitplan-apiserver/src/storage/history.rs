@@ -16,12 +16,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use redb::ReadableDatabase;
-
-use super::{
-    Inner, Key, LOG, META, META_COMPACTED, Prefix, StorageError, StoredObject, codec, io,
-    load_version, read,
-};
+use super::{Inner, Key, Prefix, StorageError, StoredObject, codec, io, load_version, read};
 
 /// One page of a list, consistent with one revision.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,8 +84,8 @@ pub(super) fn page(
                         overlay.insert(r.key().clone(), r.prev.clone());
                     }
                 }
-                let base = index_range(&state.index, prefix, start_after).map(|o| Ok(o.clone()));
-                return merge(base, &overlay, prefix, revision, start_after, limit, filter);
+                let base = index_range(&state.index, prefix, start_after);
+                return Ok(merge(base, &overlay, revision, start_after, limit, filter));
             }
             oldest - 1
         };
@@ -109,19 +104,7 @@ fn rewind_from_disk(
     until: u64,
     overlay: &mut Overlay,
 ) -> Result<(), StorageError> {
-    let snapshot = inner.db.begin_read().map_err(io)?;
-    let meta = snapshot.open_table(META).map_err(io)?;
-    let compacted = meta
-        .get(META_COMPACTED)
-        .map_err(io)?
-        .map_or(0, |g| g.value());
-    if revision < compacted {
-        return Err(StorageError::Expired {
-            requested: revision,
-            oldest: compacted,
-        });
-    }
-    let log = snapshot.open_table(LOG).map_err(io)?;
+    let log = inner.history_from(revision)?;
     for row in log.range(from + 1..=until).map_err(io)? {
         let (_, v) = row.map_err(io)?;
         let header = codec::header(v.value())?;
@@ -140,57 +123,45 @@ fn rewind_from_disk(
     Ok(())
 }
 
-/// Merges `base` (a newer state, key order, under `prefix`, after
-/// `start_after`) with `overlay` (what changed keys were at `revision`) into
-/// a page of up to `limit` objects `filter` accepts.
-fn merge(
-    base: impl Iterator<Item = Result<Arc<StoredObject>, StorageError>>,
+/// Merges `base` (the current objects under the prefix after `start_after`,
+/// in key order) with `overlay` (what changed keys under the prefix were at
+/// `revision`) into a page of up to `limit` objects `filter` accepts.
+fn merge<'a>(
+    base: impl Iterator<Item = &'a Arc<StoredObject>>,
     overlay: &Overlay,
-    prefix: &Prefix,
     revision: u64,
     start_after: Option<&Key>,
     limit: usize,
     mut filter: impl FnMut(&StoredObject) -> bool,
-) -> Result<Page, StorageError> {
+) -> Page {
     let mut base = base.peekable();
-    let lower = match start_after {
-        Some(after) => Bound::Excluded(after),
-        None => Bound::Unbounded,
-    };
+    let lower = start_after.map_or(Bound::Unbounded, Bound::Excluded);
     let mut changed = overlay
         .range::<Key, _>((lower, Bound::Unbounded))
-        .filter(|(k, _)| prefix.contains(k))
         .peekable();
     let mut items = Vec::new();
     let mut next = None;
     loop {
-        // The next key in order: from the overlay when it is not after the
-        // base's (it then replaces the base's version of the same key).
-        let from_overlay = match (base.peek(), changed.peek()) {
-            (_, None) => false,
-            (None, Some(_)) => true,
-            (Some(Err(_)), Some(_)) => false,
-            (Some(Ok(b)), Some((k, _))) => *k <= &b.key,
+        let from_base = match (base.peek(), changed.peek()) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(b), Some((k, _))) => b.key < **k,
         };
-        let object = if from_overlay {
+        let object = if from_base {
+            base.next().cloned()
+        } else {
+            // A changed key: its version at `revision` replaces the current one.
             let Some((key, version)) = changed.next() else {
                 break;
             };
-            if base
-                .peek()
-                .is_some_and(|b| b.as_ref().is_ok_and(|b| &b.key == key))
-            {
+            if base.peek().is_some_and(|b| &b.key == key) {
                 base.next();
             }
-            match version {
-                Some(o) => o.clone(),
-                None => continue,
-            }
-        } else {
-            match base.next() {
-                Some(o) => o?,
-                None => break,
-            }
+            version.clone()
+        };
+        let Some(object) = object else {
+            continue; // absent at `revision`
         };
         if items.len() == limit {
             // Something exists past the page.
@@ -201,9 +172,9 @@ fn merge(
             items.push(object);
         }
     }
-    Ok(Page {
+    Page {
         items,
         revision,
         next,
-    })
+    }
 }

@@ -461,6 +461,7 @@ impl Store {
         }
         txn.commit().map_err(io)?;
         let mut index = BTreeMap::new();
+        let mut records = 0u64;
         let (revision, compacted, last_logged);
         {
             let read = db.begin_read().map_err(io)?;
@@ -469,6 +470,7 @@ impl Store {
             // plus every later change: replayed in order, the current state.
             let mut live: BTreeMap<String, u64> = BTreeMap::new();
             for row in log.iter().map_err(io)? {
+                records += 1;
                 let (k, v) = row.map_err(io)?;
                 let header = codec::header(v.value())?;
                 match header.event_type {
@@ -497,6 +499,7 @@ impl Store {
         }
         tracing::info!(
             objects = index.len(),
+            log_records = records,
             revision,
             compacted,
             "storage recovered"
@@ -709,28 +712,14 @@ impl Store {
         ))
     }
 
-    /// Log events in `(since, before)` under `prefix`, from disk. Those are
-    /// committed and immutable unless compacted meanwhile, which the
-    /// snapshot's compacted revision tells.
+    /// Log events in `(since, before)` under `prefix`, from disk.
     fn replay_from_disk(
         &self,
         prefix: &Prefix,
         since: u64,
         before: u64,
     ) -> Result<Vec<Event>, StorageError> {
-        let read = self.inner.db.begin_read().map_err(io)?;
-        let meta = read.open_table(META).map_err(io)?;
-        let compacted = meta
-            .get(META_COMPACTED)
-            .map_err(io)?
-            .map_or(0, |g| g.value());
-        if since < compacted {
-            return Err(StorageError::Expired {
-                requested: since,
-                oldest: compacted,
-            });
-        }
-        let log = read.open_table(LOG).map_err(io)?;
+        let log = self.inner.history_from(since)?;
         let mut events = Vec::new();
         for row in log.range(since + 1..before).map_err(io)? {
             let (_, v) = row.map_err(io)?;
@@ -739,6 +728,31 @@ impl Store {
             }
         }
         Ok(events)
+    }
+}
+
+impl Inner {
+    /// A snapshot of the log for reading history from revision `requested`
+    /// on. Committed records are immutable, except that compaction may have
+    /// removed them since the caller looked: the snapshot's compacted
+    /// revision tells ([`StorageError::Expired`]).
+    fn history_from(
+        &self,
+        requested: u64,
+    ) -> Result<redb::ReadOnlyTable<u64, &'static [u8]>, StorageError> {
+        let snapshot = self.db.begin_read().map_err(io)?;
+        let meta = snapshot.open_table(META).map_err(io)?;
+        let compacted = meta
+            .get(META_COMPACTED)
+            .map_err(io)?
+            .map_or(0, |g| g.value());
+        if requested < compacted {
+            return Err(StorageError::Expired {
+                requested,
+                oldest: compacted,
+            });
+        }
+        snapshot.open_table(LOG).map_err(io)
     }
 }
 
