@@ -16,7 +16,7 @@
 //! * Every write gets the next revision of one global, monotonic sequence; it
 //!   becomes the object's `metadata.resourceVersion`.
 //! * A write is acknowledged only after its transaction is durable on disk.
-//!   Concurrent writes share a transaction (group commit, [`writer`]), so
+//!   Concurrent writes share a transaction (group commit, see `writer.rs`), so
 //!   durability does not serialise clients.
 //! * Current objects are also kept in memory as serialized JSON plus the
 //!   attributes selectors need ([`Attrs`]), so LIST and GET never touch disk.
