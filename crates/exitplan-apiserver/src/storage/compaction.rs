@@ -27,7 +27,7 @@ use super::{
     EventType, Inner, LOG, META, META_COMPACTED, StorageError, codec, io, lock, read, write,
 };
 
-/// The most log entries one compaction transaction removes.
+/// The most revisions one compaction transaction covers.
 const CHUNK: u64 = 50_000;
 
 /// When revisions were written, and when to compact next.

@@ -26,9 +26,9 @@
 //! * Old log entries are compacted away ([`Retention`]); asking for a
 //!   compacted revision fails with [`StorageError::Expired`].
 //! * On disk there is only the log (each object version stored once, in the
-//!   record that wrote it, appended in revision order) and two counters; on
-//!   restart the index is rebuilt by replaying the log, and the revision
-//!   sequence and the compacted revision are read back.
+//!   record that wrote it, appended in revision order) and three counters
+//!   (revision, compacted revision, format); on restart the index is rebuilt
+//!   by replaying the log.
 
 mod codec;
 mod compaction;
@@ -607,11 +607,12 @@ impl Store {
             .map_err(|_| StorageError::Io("storage writer stopped".to_owned()))?
     }
 
-    /// Removes the log up to and including `revision` (clamped to the
-    /// current revision) now, whatever the [`Retention`]; returns the
-    /// compacted revision. Afterwards, watches and historical lists from an
-    /// older revision fail with [`StorageError::Expired`]. The writer also
-    /// compacts by itself, by the configured retention.
+    /// Compacts the log up to `revision` (clamped to the current revision)
+    /// now, whatever the [`Retention`]: only the state at `revision` and the
+    /// changes after it remain. Returns the compacted revision, which never
+    /// decreases. Afterwards, watches and historical lists from an older
+    /// revision fail with [`StorageError::Expired`]. The writer also compacts
+    /// by itself, by the configured retention.
     pub async fn compact(&self, revision: u64) -> Result<u64, StorageError> {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || compaction::compact(&inner, revision))
