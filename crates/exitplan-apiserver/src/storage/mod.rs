@@ -1,42 +1,85 @@
 //! Durable object storage with a revision log — the server's etcd.
 //!
 //! ```text
-//!   put/delete ──► writer (precondition check, revision assignment)
-//!                    │  one redb transaction, committed durably
-//!                    ▼
-//!        in-memory index (current objects)   event ring + broadcast ──► watchers
+//!   put/delete ──► queue ──► writer (one at a time; drains the queue as a batch)
+//!                              │ preconditions checked in order, against the
+//!                              │ state including earlier writes of the batch;
+//!                              │ revisions assigned in order
+//!                              ▼
+//!                    one redb transaction, committed durably (one fsync)
+//!                              ▼
+//!        in-memory index (current objects) + event window + broadcast ──► watchers
+//!                              ▼
+//!                    every request of the batch answered
 //! ```
 //!
 //! * Every write gets the next revision of one global, monotonic sequence; it
 //!   becomes the object's `metadata.resourceVersion`.
 //! * A write is acknowledged only after its transaction is durable on disk.
+//!   Concurrent writes share a transaction (group commit, see `writer.rs`), so
+//!   durability does not serialise clients.
 //! * Current objects are also kept in memory as serialized JSON plus the
 //!   attributes selectors need ([`Attrs`]), so LIST and GET never touch disk.
 //! * Every change is appended to a revision log (on disk and, for the recent
-//!   past, in memory) that watches replay from a resourceVersion.
-//! * On restart the index and the revision sequence are recovered from disk.
+//!   past, in memory) that watches replay from a resourceVersion and
+//!   historical lists ([`Store::list_at`], [`Store::list_page`]) rewind.
+//! * Old log entries are compacted away ([`Retention`]); asking for a
+//!   compacted revision fails with [`StorageError::Expired`].
+//! * On disk there is only the log (each object version stored once, in the
+//!   record that wrote it, appended in revision order) and three counters
+//!   (revision, compacted revision, format); on restart the index is rebuilt
+//!   by replaying the log.
 
 mod codec;
+mod compaction;
+mod history;
 mod watch;
+mod writer;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
 
 use bytes::Bytes;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde_json::Value;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 
-pub use watch::{WatchError, WatchStream};
+use crate::clock::{SharedClock, SystemClock};
 
-const OBJECTS: TableDefinition<&str, &[u8]> = TableDefinition::new("objects");
+pub use history::Page;
+pub use watch::{WatchError, WatchItem, WatchStream};
+
+/// Revision → log record ([`codec`]): the only copy of every object version,
+/// appended to in revision order. Current objects are recovered by replaying it.
 const LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("log");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const META_REVISION: &str = "revision";
+const META_COMPACTED: &str = "compacted";
+const META_FORMAT: &str = "format";
+/// The on-disk format this code reads and writes ([`codec`]).
+const FORMAT: u64 = 2;
 
-/// How many recent events stay in memory for watches to resume from.
-pub const DEFAULT_EVENT_WINDOW: usize = 100_000;
+/// How many recent events stay in memory for watches to resume from and
+/// historical lists to rewind with (older ones are read from the log on
+/// disk). Each pins an object version, so this bounds the window's memory
+/// (about 40 MB of 4 KB objects); it matches [`Retention`]'s default minimum.
+pub const DEFAULT_EVENT_WINDOW: usize = 10_000;
+
+/// How many events a watcher may fall behind the writers before it gets
+/// [`WatchError::Lagged`].
+pub const DEFAULT_WATCH_BUFFER: usize = 4096;
+
+/// The most writes one transaction takes from the queue.
+pub const DEFAULT_MAX_BATCH: usize = 1024;
+
+/// redb's page cache. Small on purpose: current objects are served from
+/// the in-memory index, so the cache only speeds up B-tree paths of writes
+/// and reads of old history (redb's own default is 1 GiB, which recovery
+/// would fill with every object a second time).
+pub const DEFAULT_CACHE_SIZE: usize = 16 * 1024 * 1024;
 
 /// Where an object lives: `<resource>/<namespace>/<name>`, with `resource` the
 /// group-qualified plural (`pods`, `evictions.lifecycle.k8s.io`) and an empty
@@ -55,7 +98,8 @@ impl Key {
         &self.0
     }
 
-    /// The key from its rendered form (as stored on disk).
+    /// The key from its rendered form (as stored on disk, or carried in a
+    /// `continue` token).
     pub fn from_stored(s: &str) -> Self {
         Key(s.to_owned())
     }
@@ -77,7 +121,11 @@ impl Prefix {
 
     /// Whether `key` falls under this prefix.
     pub fn contains(&self, key: &Key) -> bool {
-        key.0.starts_with(&self.0)
+        self.contains_str(&key.0)
+    }
+
+    fn contains_str(&self, key: &str) -> bool {
+        key.starts_with(&self.0)
     }
 }
 
@@ -146,9 +194,11 @@ pub enum Precondition {
 }
 
 /// Why storage failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum StorageError {
-    /// The database could not be read or written.
+    /// The database could not be read or written. After a failed commit the
+    /// store refuses further writes (its on-disk state is then unknown);
+    /// reopening it recovers every acknowledged write.
     #[error("storage error: {0}")]
     Io(String),
     /// A stored record could not be decoded.
@@ -159,8 +209,18 @@ pub enum StorageError {
     Expired {
         /// The revision asked for.
         requested: u64,
-        /// The oldest revision still available.
+        /// The oldest revision still available (the compacted revision).
         oldest: u64,
+    },
+    /// The requested revision is newer than the last committed one
+    /// (kube-apiserver: `Too large resource version`, HTTP 504 with cause
+    /// `ResourceVersionTooLarge`).
+    #[error("too large resource version: {requested}, current: {current}")]
+    TooLarge {
+        /// The revision asked for.
+        requested: u64,
+        /// The last committed revision.
+        current: u64,
     },
 }
 
@@ -182,11 +242,130 @@ fn io(e: impl std::fmt::Display) -> StorageError {
     StorageError::Io(e.to_string())
 }
 
-/// Events and watchers: the in-memory tail of the revision log.
-struct Feed {
-    recent: VecDeque<Event>,
-    capacity: usize,
-    sender: broadcast::Sender<Event>,
+/// How much history the revision log keeps.
+///
+/// A revision is compacted away only once it is **both** older than
+/// `duration` (by the store's clock) **and** more than `min_revisions` behind
+/// the newest revision. So a client can always resume a watch (or continue a
+/// paged list) from a revision of the last `duration` — etcd's and
+/// kube-apiserver's default guarantee of 5 minutes — and on a quiet server the
+/// last `min_revisions` changes stay available however old they are. Disk use
+/// is therefore bounded by the write rate times `duration`; memory is bounded
+/// separately by [`StoreConfig::event_window`].
+///
+/// Revision times are tracked at one-second granularity and err on the side
+/// of keeping; after a restart, recovered revisions count as written at the
+/// time of the restart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retention {
+    /// Keep every revision written within this long.
+    pub duration: Duration,
+    /// Keep at least this many of the newest revisions.
+    pub min_revisions: u64,
+}
+
+impl Default for Retention {
+    /// 5 minutes (etcd's default), and at least 10,000 revisions.
+    fn default() -> Self {
+        Retention {
+            duration: Duration::from_secs(5 * 60),
+            min_revisions: 10_000,
+        }
+    }
+}
+
+/// How a [`Store`] is run. [`Default`] suits production; tests shrink the
+/// windows and inject a clock.
+#[derive(Clone, Debug)]
+pub struct StoreConfig {
+    /// The clock revision ages are measured with (the server's one clock).
+    pub clock: SharedClock,
+    /// How much history the log keeps.
+    pub retention: Retention,
+    /// How often (by `clock`) the writer checks for history to compact, right
+    /// after committing a batch. An idle store compacts nothing (nothing grows).
+    pub compaction_interval: Duration,
+    /// How many recent events stay in memory ([`DEFAULT_EVENT_WINDOW`]).
+    pub event_window: usize,
+    /// How far a watcher may fall behind ([`DEFAULT_WATCH_BUFFER`]).
+    pub watch_buffer: usize,
+    /// The most writes per transaction ([`DEFAULT_MAX_BATCH`]).
+    pub max_batch: usize,
+    /// redb's page cache in bytes ([`DEFAULT_CACHE_SIZE`]).
+    pub cache_size: usize,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            clock: Arc::new(SystemClock),
+            retention: Retention::default(),
+            compaction_interval: Duration::from_secs(10),
+            event_window: DEFAULT_EVENT_WINDOW,
+            watch_buffer: DEFAULT_WATCH_BUFFER,
+            max_batch: DEFAULT_MAX_BATCH,
+            cache_size: DEFAULT_CACHE_SIZE,
+        }
+    }
+}
+
+/// Counters of the store's work since it was opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Durable write transactions committed for writes.
+    pub commits: u64,
+    /// Writes committed (so `writes / commits` is the mean batch size).
+    pub writes: u64,
+}
+
+/// One committed change as the store keeps it: the event watchers see and
+/// the version it replaced (`None` for creations), which lets a list rewind
+/// the change.
+#[derive(Clone, Debug)]
+struct Record {
+    event: Event,
+    prev: Option<Arc<StoredObject>>,
+}
+
+impl Record {
+    fn revision(&self) -> u64 {
+        self.event.object.revision
+    }
+
+    fn key(&self) -> &Key {
+        &self.event.object.key
+    }
+}
+
+/// What readers see; changed only by the writer, all at once per batch.
+struct State {
+    /// Current objects by key.
+    index: BTreeMap<Key, Arc<StoredObject>>,
+    /// The last committed (and published) revision.
+    revision: u64,
+    /// Log entries up to and including this revision are gone.
+    compacted: u64,
+    /// The newest committed changes, contiguous in revision, oldest first.
+    window: VecDeque<Record>,
+}
+
+impl State {
+    /// The oldest revision held in the window (`revision + 1` when empty).
+    fn oldest_in_window(&self) -> u64 {
+        self.window
+            .front()
+            .map_or(self.revision + 1, Record::revision)
+    }
+
+    /// The window's records after revision `since`.
+    fn window_after(&self, since: u64) -> impl Iterator<Item = &Record> {
+        let skip = since
+            .saturating_add(1)
+            .saturating_sub(self.oldest_in_window());
+        self.window
+            .iter()
+            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+    }
 }
 
 /// The store. Cheap to clone; all clones share one database.
@@ -197,13 +376,16 @@ pub struct Store {
 
 struct Inner {
     db: Database,
-    /// Current objects by key.
-    index: RwLock<BTreeMap<Key, Arc<StoredObject>>>,
-    /// The last committed revision.
-    revision: RwLock<u64>,
-    feed: Mutex<Feed>,
-    /// Serializes writers (revision assignment and commit order).
-    writer: tokio::sync::Mutex<()>,
+    config: StoreConfig,
+    state: RwLock<State>,
+    /// `state.revision`, readable without the lock; stored after the
+    /// revision's events were broadcast (see [`WatchStream::next_or_progress`]).
+    head: Arc<AtomicU64>,
+    sender: broadcast::Sender<Event>,
+    queue: Arc<writer::Queue>,
+    compaction: Mutex<compaction::Schedule>,
+    commits: AtomicU64,
+    writes: AtomicU64,
 }
 
 impl std::fmt::Debug for Store {
@@ -214,245 +396,321 @@ impl std::fmt::Debug for Store {
     }
 }
 
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 impl Store {
-    /// Opens (or creates) the database at `path` and recovers its objects and
-    /// revision sequence.
+    /// Opens (or creates) the database at `path` with the default
+    /// [`StoreConfig`] and recovers its objects and revision sequence.
     pub fn open(path: &Path) -> Result<Store, StorageError> {
-        let db = Database::create(path).map_err(io)?;
-        Self::from_db(db)
+        Self::open_with(path, StoreConfig::default())
+    }
+
+    /// Opens (or creates) the database at `path` and recovers its objects,
+    /// revision sequence and compacted revision.
+    pub fn open_with(path: &Path, config: StoreConfig) -> Result<Store, StorageError> {
+        let db = Database::builder()
+            .set_cache_size(config.cache_size)
+            .create(path)
+            .map_err(io)?;
+        Self::from_db(db, config)
     }
 
     /// A store whose database lives in memory (tests, `exitplan simulate`).
     pub fn in_memory() -> Result<Store, StorageError> {
-        let db = Database::builder()
-            .create_with_backend(redb::backends::InMemoryBackend::new())
-            .map_err(io)?;
-        Self::from_db(db)
+        Self::in_memory_with(StoreConfig::default())
     }
 
-    fn from_db(db: Database) -> Result<Store, StorageError> {
+    /// A store whose database lives in memory, run with `config`.
+    pub fn in_memory_with(config: StoreConfig) -> Result<Store, StorageError> {
+        let db = Database::builder()
+            .set_cache_size(config.cache_size)
+            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .map_err(io)?;
+        Self::from_db(db, config)
+    }
+
+    fn from_db(db: Database, config: StoreConfig) -> Result<Store, StorageError> {
         let txn = db.begin_write().map_err(io)?;
         {
-            txn.open_table(OBJECTS).map_err(io)?;
             txn.open_table(LOG).map_err(io)?;
-            txn.open_table(META).map_err(io)?;
+            let mut meta = txn.open_table(META).map_err(io)?;
+            let format = meta.get(META_FORMAT).map_err(io)?.map(|g| g.value());
+            let revision = meta.get(META_REVISION).map_err(io)?.map(|g| g.value());
+            match (format, revision) {
+                (Some(FORMAT), _) => {}
+                (None, None) => {
+                    meta.insert(META_FORMAT, FORMAT).map_err(io)?;
+                }
+                (format, _) => {
+                    return Err(StorageError::Corrupt(format!(
+                        "storage format {} is not supported (this server reads format {FORMAT})",
+                        format.unwrap_or(1)
+                    )));
+                }
+            }
         }
         txn.commit().map_err(io)?;
         let mut index = BTreeMap::new();
-        let revision;
+        let mut records = 0u64;
+        let (revision, compacted, last_logged);
         {
             let read = db.begin_read().map_err(io)?;
-            let objects = read.open_table(OBJECTS).map_err(io)?;
-            for row in objects.iter().map_err(io)? {
+            let log = read.open_table(LOG).map_err(io)?;
+            // What compaction keeps is the state at the compacted revision
+            // plus every later change: replayed in order, the current state.
+            let mut live: BTreeMap<String, u64> = BTreeMap::new();
+            for row in log.iter().map_err(io)? {
+                records += 1;
                 let (k, v) = row.map_err(io)?;
-                let key = Key::from_stored(k.value());
-                let object = codec::decode_object(key.clone(), v.value())?;
-                index.insert(key, Arc::new(object));
+                let header = codec::header(v.value())?;
+                match header.event_type {
+                    EventType::Deleted => live.remove(header.key),
+                    EventType::Added | EventType::Modified => {
+                        live.insert(header.key.to_owned(), k.value())
+                    }
+                };
+            }
+            for (key, revision) in live {
+                index.insert(Key(key), load_version(&log, revision)?);
             }
             let meta = read.open_table(META).map_err(io)?;
-            revision = meta
-                .get(META_REVISION)
-                .map_err(io)?
-                .map(|g| g.value())
-                .unwrap_or(0);
+            let get = |name| -> Result<u64, StorageError> {
+                Ok(meta.get(name).map_err(io)?.map_or(0, |g| g.value()))
+            };
+            revision = get(META_REVISION)?;
+            compacted = get(META_COMPACTED)?;
+            last_logged = log.last().map_err(io)?.map_or(0, |(k, _)| k.value());
         }
-        let (sender, _) = broadcast::channel(4096);
+        if revision > compacted && last_logged != revision {
+            // Both are written by one transaction, so this means corruption.
+            return Err(StorageError::Corrupt(format!(
+                "log ends at revision {last_logged} but the store is at {revision}"
+            )));
+        }
+        tracing::info!(
+            objects = index.len(),
+            log_records = records,
+            revision,
+            compacted,
+            "storage recovered"
+        );
+        let (sender, _) = broadcast::channel(config.watch_buffer.clamp(1, usize::MAX / 4));
+        let schedule = compaction::Schedule::new(config.clock.now(), revision);
         // The in-memory window starts empty after a restart; older events come from disk.
         Ok(Store {
             inner: Arc::new(Inner {
                 db,
-                index: RwLock::new(index),
-                revision: RwLock::new(revision),
-                feed: Mutex::new(Feed {
-                    recent: VecDeque::new(),
-                    capacity: DEFAULT_EVENT_WINDOW,
-                    sender,
+                state: RwLock::new(State {
+                    index,
+                    revision,
+                    compacted,
+                    window: VecDeque::new(),
                 }),
-                writer: tokio::sync::Mutex::new(()),
+                head: Arc::new(AtomicU64::new(revision)),
+                sender,
+                queue: Arc::default(),
+                compaction: Mutex::new(schedule),
+                commits: AtomicU64::new(0),
+                writes: AtomicU64::new(0),
+                config,
             }),
         })
     }
 
     /// The last committed revision.
     pub fn revision(&self) -> u64 {
-        self.inner.revision.read().map(|r| *r).unwrap_or(0)
+        self.inner.head.load(Ordering::Acquire)
+    }
+
+    /// The compacted revision: the oldest revision watches and historical
+    /// lists may still start from.
+    pub fn compacted_revision(&self) -> u64 {
+        read(&self.inner.state).compacted
+    }
+
+    /// Counters of the work done since the store was opened.
+    pub fn stats(&self) -> StoreStats {
+        StoreStats {
+            commits: self.inner.commits.load(Ordering::Relaxed),
+            writes: self.inner.writes.load(Ordering::Relaxed),
+        }
     }
 
     /// The current version of `key`, if any.
     pub fn get(&self, key: &Key) -> Option<Arc<StoredObject>> {
-        self.inner.index.read().ok()?.get(key).cloned()
+        read(&self.inner.state).index.get(key).cloned()
     }
 
     /// Every current object under `prefix`, in key order, and the revision the
     /// list is consistent with.
     pub fn list(&self, prefix: &Prefix) -> (Vec<Arc<StoredObject>>, u64) {
-        let Ok(index) = self.inner.index.read() else {
-            return (Vec::new(), self.revision());
-        };
-        let revision = self.revision();
-        let start = Key(prefix.0.clone());
-        let items = index
-            .range(start..)
-            .take_while(|(k, _)| prefix.contains(k))
-            .map(|(_, v)| v.clone())
+        let state = read(&self.inner.state);
+        let items = history::index_range(&state.index, prefix, None)
+            .cloned()
             .collect();
-        (items, revision)
+        (items, state.revision)
     }
 
     /// Writes `object` at `key` if `precondition` holds; stamps its
     /// `metadata.resourceVersion` and returns the stored version once durable.
+    ///
+    /// Concurrent writes are committed together (group commit); the
+    /// precondition is checked against the state including the writes queued
+    /// before this one. Once submitted (first poll), a write is not cancelled
+    /// by dropping the future.
     pub async fn put(
         &self,
         key: Key,
-        mut object: Value,
+        object: Value,
         attrs: Attrs,
         precondition: Precondition,
     ) -> Result<Arc<StoredObject>, WriteError> {
-        let _writer = self.inner.writer.lock().await;
-        let current = self.get(&key);
-        check(precondition, current.as_ref())?;
-        let revision = self.revision() + 1;
-        set_resource_version(&mut object, revision);
-        let json = Bytes::from(
-            serde_json::to_vec(&object).map_err(|e| StorageError::Corrupt(e.to_string()))?,
-        );
-        let stored = Arc::new(StoredObject {
+        self.write(writer::Op::Put {
             key,
-            revision,
-            json,
+            object,
             attrs,
-        });
-        let event_type = if current.is_some() {
-            EventType::Modified
-        } else {
-            EventType::Added
-        };
-        self.commit(Event {
-            event_type,
-            object: stored.clone(),
+            precondition,
         })
-        .await?;
-        Ok(stored)
+        .await
     }
 
     /// Deletes `key` if `precondition` holds; returns its last state, stamped
-    /// with the deletion's revision, once durable.
+    /// with the deletion's revision, once durable. Deleting an absent key is
+    /// a [`WriteError::Conflict`] with no current object.
     pub async fn delete(
         &self,
         key: &Key,
         precondition: Precondition,
     ) -> Result<Arc<StoredObject>, WriteError> {
-        let _writer = self.inner.writer.lock().await;
-        let current = self.get(key);
-        check(precondition, current.as_ref())?;
-        let Some(current) = current else {
-            return Err(WriteError::Conflict { current: None });
-        };
-        let revision = self.revision() + 1;
-        let mut last = current.value()?;
-        set_resource_version(&mut last, revision);
-        let json = Bytes::from(
-            serde_json::to_vec(&last).map_err(|e| StorageError::Corrupt(e.to_string()))?,
-        );
-        let stored = Arc::new(StoredObject {
+        self.write(writer::Op::Delete {
             key: key.clone(),
-            revision,
-            json,
-            attrs: current.attrs.clone(),
-        });
-        self.commit(Event {
-            event_type: EventType::Deleted,
-            object: stored.clone(),
-        })
-        .await?;
-        Ok(stored)
-    }
-
-    /// Commits one event durably, then publishes it (index, feed, watchers).
-    async fn commit(&self, event: Event) -> Result<(), StorageError> {
-        let inner = self.inner.clone();
-        let e = event.clone();
-        tokio::task::spawn_blocking(move || -> Result<(), StorageError> {
-            let txn = inner.db.begin_write().map_err(io)?;
-            {
-                let mut objects = txn.open_table(OBJECTS).map_err(io)?;
-                match e.event_type {
-                    EventType::Deleted => {
-                        objects.remove(e.object.key.as_str()).map_err(io)?;
-                    }
-                    _ => {
-                        objects
-                            .insert(
-                                e.object.key.as_str(),
-                                codec::encode_object(&e.object).as_slice(),
-                            )
-                            .map_err(io)?;
-                    }
-                }
-                let mut log = txn.open_table(LOG).map_err(io)?;
-                log.insert(e.object.revision, codec::encode_event(&e).as_slice())
-                    .map_err(io)?;
-                let mut meta = txn.open_table(META).map_err(io)?;
-                meta.insert(META_REVISION, e.object.revision).map_err(io)?;
-            }
-            txn.commit().map_err(io)
+            precondition,
         })
         .await
-        .map_err(io)??;
-        self.publish(event);
-        Ok(())
     }
 
-    /// Makes a committed event visible. The feed lock is held throughout, so a
-    /// watch (which reads the revision and subscribes under the same lock)
-    /// sees each event either in its backlog or live, never neither.
-    fn publish(&self, event: Event) {
-        let Ok(mut feed) = self.inner.feed.lock() else {
-            return;
-        };
-        // Index and revision change together, so a list (which reads both under
-        // the index lock) is consistent with the revision it reports.
-        if let Ok(mut index) = self.inner.index.write() {
-            match event.event_type {
-                EventType::Deleted => index.remove(&event.object.key),
-                _ => index.insert(event.object.key.clone(), event.object.clone()),
-            };
-            if let Ok(mut rev) = self.inner.revision.write() {
-                *rev = event.object.revision;
-            }
-        }
-        if feed.recent.len() == feed.capacity {
-            feed.recent.pop_front();
-        }
-        feed.recent.push_back(event.clone());
-        // No receivers is fine: nobody is watching.
-        let _ = feed.sender.send(event);
+    async fn write(&self, op: writer::Op) -> Result<Arc<StoredObject>, WriteError> {
+        let (reply, answer) = oneshot::channel();
+        writer::submit(&self.inner, writer::Request { op, reply });
+        answer
+            .await
+            .map_err(|_| StorageError::Io("storage writer stopped".to_owned()))?
     }
 
-    /// Watches changes under `prefix` after revision `since` (`None`: from now).
-    /// Events older than the in-memory window are replayed from the on-disk
-    /// log; fails with [`StorageError::Expired`] when `since` is older than
-    /// the retained history.
+    /// Compacts the log up to `revision` (clamped to the current revision)
+    /// now, whatever the [`Retention`]: only the state at `revision` and the
+    /// changes after it remain. Returns the compacted revision, which never
+    /// decreases. Afterwards, watches and historical lists from an older
+    /// revision fail with [`StorageError::Expired`]. The writer also compacts
+    /// by itself, by the configured retention.
+    pub async fn compact(&self, revision: u64) -> Result<u64, StorageError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || compaction::compact(&inner, revision))
+            .await
+            .map_err(io)?
+    }
+
+    /// Every object under `prefix` as it was at `revision`, in key order, and
+    /// `revision` itself (for `resourceVersionMatch=Exact`).
+    ///
+    /// At the current revision this is [`Store::list`]; an older one is
+    /// rebuilt by rewinding the changes made since — from memory while they
+    /// are in the event window, else from a consistent snapshot of the
+    /// on-disk log. Fails with [`StorageError::Expired`] below the compacted
+    /// revision and [`StorageError::TooLarge`] above the current one.
+    pub fn list_at(
+        &self,
+        prefix: &Prefix,
+        revision: u64,
+    ) -> Result<(Vec<Arc<StoredObject>>, u64), StorageError> {
+        let page = self.list_page(prefix, revision, None, 0)?;
+        Ok((page.items, page.revision))
+    }
+
+    /// One page of the objects under `prefix` as they were at `revision`:
+    /// those with keys after `start_after`, in key order, at most `limit` of
+    /// them (`0`: no limit, as Kubernetes' `limit=0`). Serve `limit` /
+    /// `continue` by listing the first page at the current revision, then
+    /// passing [`Page::revision`] and [`Page::next`] back for the next one;
+    /// every page is then consistent with that one revision. Errors as
+    /// [`Store::list_at`].
+    pub fn list_page(
+        &self,
+        prefix: &Prefix,
+        revision: u64,
+        start_after: Option<&Key>,
+        limit: usize,
+    ) -> Result<Page, StorageError> {
+        self.list_page_where(prefix, revision, start_after, limit, |_| true)
+    }
+
+    /// [`Store::list_page`] counting only the objects `filter` accepts
+    /// (label and field selectors): the page holds up to `limit` accepted
+    /// objects. As with etcd-backed kube-apiserver, [`Page::next`] is set when
+    /// any object (accepted or not) follows the page.
+    pub fn list_page_where(
+        &self,
+        prefix: &Prefix,
+        revision: u64,
+        start_after: Option<&Key>,
+        limit: usize,
+        filter: impl FnMut(&StoredObject) -> bool,
+    ) -> Result<Page, StorageError> {
+        let limit = if limit == 0 { usize::MAX } else { limit };
+        history::page(&self.inner, prefix, revision, start_after, limit, filter)
+    }
+
+    /// Watches changes under `prefix` after revision `since` (`None`: from
+    /// now; a future revision waits for it). Events still in memory come
+    /// from the event window, older ones from the on-disk log (read outside
+    /// any lock writers need). Fails with [`StorageError::Expired`] when
+    /// `since` is below the compacted revision.
+    ///
+    /// A watch that [lags](WatchError::Lagged) resumes without gaps by
+    /// watching again from its [`WatchStream::last_revision`].
     pub fn watch(&self, prefix: Prefix, since: Option<u64>) -> Result<WatchStream, StorageError> {
-        let feed = self.inner.feed.lock().map_err(io)?;
-        let current = self.revision();
-        let since = since.unwrap_or(current);
-        let receiver = feed.sender.subscribe();
-        let oldest_in_memory = feed
-            .recent
-            .front()
-            .map_or(current + 1, |e| e.object.revision);
+        let (since, receiver, oldest_in_window, recent) = {
+            let state = read(&self.inner.state);
+            let since = since.unwrap_or(state.revision);
+            if since < state.compacted {
+                return Err(StorageError::Expired {
+                    requested: since,
+                    oldest: state.compacted,
+                });
+            }
+            // Subscribing under the lock the writer publishes under: every
+            // event up to `state.revision` is in the window (or on disk), every
+            // later one arrives through the receiver.
+            let receiver = self.inner.sender.subscribe();
+            let recent: Vec<Event> = state
+                .window_after(since)
+                .filter(|r| prefix.contains(r.key()))
+                .map(|r| r.event.clone())
+                .collect();
+            (since, receiver, state.oldest_in_window(), recent)
+        };
         let mut backlog = Vec::new();
-        if since < current && since + 1 < oldest_in_memory {
-            backlog = self.replay_from_disk(&prefix, since, oldest_in_memory)?;
+        if since + 1 < oldest_in_window {
+            backlog = self.replay_from_disk(&prefix, since, oldest_in_window)?;
         }
-        backlog.extend(
-            feed.recent
-                .iter()
-                .filter(|e| e.object.revision > since && prefix.contains(&e.object.key))
-                .cloned(),
-        );
-        Ok(WatchStream::new(prefix, since, backlog, receiver))
+        backlog.extend(recent);
+        Ok(WatchStream::new(
+            prefix,
+            since,
+            backlog,
+            receiver,
+            self.inner.head.clone(),
+        ))
     }
 
     /// Log events in `(since, before)` under `prefix`, from disk.
@@ -462,44 +720,53 @@ impl Store {
         since: u64,
         before: u64,
     ) -> Result<Vec<Event>, StorageError> {
-        let read = self.inner.db.begin_read().map_err(io)?;
-        let log = read.open_table(LOG).map_err(io)?;
-        let oldest = log.first().map_err(io)?.map_or(before, |(k, _)| k.value());
-        if since + 1 < oldest {
-            return Err(StorageError::Expired {
-                requested: since,
-                oldest: oldest.saturating_sub(1),
-            });
-        }
+        let log = self.inner.history_from(since)?;
         let mut events = Vec::new();
         for row in log.range(since + 1..before).map_err(io)? {
             let (_, v) = row.map_err(io)?;
-            let e = codec::decode_event(v.value())?;
-            if prefix.contains(&e.object.key) {
-                events.push(e);
+            if prefix.contains_str(codec::header(v.value())?.key) {
+                events.push(codec::decode_event(v.value())?);
             }
         }
         Ok(events)
     }
 }
 
-fn check(
-    precondition: Precondition,
-    current: Option<&Arc<StoredObject>>,
-) -> Result<(), WriteError> {
-    let ok = match precondition {
-        Precondition::None => true,
-        Precondition::Absent => current.is_none(),
-        Precondition::Exists => current.is_some(),
-        Precondition::Revision(r) => current.is_some_and(|c| c.revision == r),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(WriteError::Conflict {
-            current: current.cloned(),
-        })
+impl Inner {
+    /// A snapshot of the log for reading history from revision `requested`
+    /// on. Committed records are immutable, except that compaction may have
+    /// removed them since the caller looked: the snapshot's compacted
+    /// revision tells ([`StorageError::Expired`]).
+    fn history_from(
+        &self,
+        requested: u64,
+    ) -> Result<redb::ReadOnlyTable<u64, &'static [u8]>, StorageError> {
+        let snapshot = self.db.begin_read().map_err(io)?;
+        let meta = snapshot.open_table(META).map_err(io)?;
+        let compacted = meta
+            .get(META_COMPACTED)
+            .map_err(io)?
+            .map_or(0, |g| g.value());
+        if requested < compacted {
+            return Err(StorageError::Expired {
+                requested,
+                oldest: compacted,
+            });
+        }
+        snapshot.open_table(LOG).map_err(io)
     }
+}
+
+/// The object version written at `revision`, from the log.
+fn load_version(
+    log: &impl ReadableTable<u64, &'static [u8]>,
+    revision: u64,
+) -> Result<Arc<StoredObject>, StorageError> {
+    let record = log
+        .get(revision)
+        .map_err(io)?
+        .ok_or_else(|| StorageError::Corrupt(format!("revision {revision} is missing")))?;
+    codec::decode_version(record.value(), revision)
 }
 
 /// Sets `metadata.resourceVersion` of a JSON object.

@@ -179,3 +179,122 @@ async fn watch_resumes_from_disk_after_restart() {
     assert_eq!(revs, [2, 3, 4]);
     let _ = std::fs::remove_file(&dir);
 }
+
+mod batch {
+    //! Group commit's planning: one batch, checked in order.
+
+    use super::super::writer::{Op, plan};
+    use super::*;
+
+    fn put(name: &str, precondition: Precondition) -> Op {
+        Op::Put {
+            key: Key::new("pods", "default", name),
+            object: pod(name),
+            attrs: Attrs::default(),
+            precondition,
+        }
+    }
+
+    fn delete(name: &str, precondition: Precondition) -> Op {
+        Op::Delete {
+            key: Key::new("pods", "default", name),
+            precondition,
+        }
+    }
+
+    fn existing(name: &str, revision: u64) -> Arc<StoredObject> {
+        let mut value = pod(name);
+        set_resource_version(&mut value, revision);
+        Arc::new(StoredObject {
+            key: Key::new("pods", "default", name),
+            revision,
+            json: Bytes::from(serde_json::to_vec(&value).expect("json")),
+            attrs: Attrs::default(),
+        })
+    }
+
+    fn revision_of(outcome: &writer::Outcome) -> Option<u64> {
+        outcome.as_ref().ok().map(|o| o.revision)
+    }
+
+    #[test]
+    fn preconditions_see_earlier_writes_of_the_same_batch() {
+        let ops = vec![
+            put("a", Precondition::Absent),          // 11
+            put("a", Precondition::Absent),          // refused: 11 exists
+            put("a", Precondition::Revision(11)),    // 12
+            put("a", Precondition::Revision(11)),    // refused: now 12
+            delete("a", Precondition::Revision(12)), // 13
+            put("a", Precondition::Exists),          // refused: deleted
+            put("a", Precondition::Absent),          // 14
+        ];
+        let plan = plan(ops, 10, |_| None);
+        let revisions: Vec<_> = plan.outcomes.iter().map(revision_of).collect();
+        assert_eq!(
+            revisions,
+            [Some(11), None, Some(12), None, Some(13), None, Some(14)]
+        );
+        let types: Vec<_> = plan.records.iter().map(|r| r.event.event_type).collect();
+        assert_eq!(
+            types,
+            [
+                EventType::Added,
+                EventType::Modified,
+                EventType::Deleted,
+                EventType::Added
+            ]
+        );
+        // A refusal reports what the batch had written so far.
+        match &plan.outcomes[3] {
+            Err(WriteError::Conflict { current: Some(c) }) => assert_eq!(c.revision, 12),
+            other => panic!("expected a conflict on revision 12, got {other:?}"),
+        }
+        // Each record remembers the version it replaced.
+        let prevs: Vec<_> = plan
+            .records
+            .iter()
+            .map(|r| r.prev.as_ref().map(|p| p.revision))
+            .collect();
+        assert_eq!(prevs, [None, Some(11), Some(12), None]);
+    }
+
+    #[test]
+    fn a_refused_write_does_not_affect_the_others() {
+        let stored = existing("b", 4);
+        let ops = vec![
+            put("a", Precondition::Revision(3)), // refused: absent
+            put("b", Precondition::Revision(3)), // refused: at 4
+            delete("c", Precondition::None),     // refused: absent
+            put("b", Precondition::Revision(4)), // 6
+            put("c", Precondition::None),        // 7
+        ];
+        let plan = plan(ops, 5, |key| (key == &stored.key).then(|| stored.clone()));
+        let revisions: Vec<_> = plan.outcomes.iter().map(revision_of).collect();
+        assert_eq!(revisions, [None, None, None, Some(6), Some(7)]);
+        assert!(matches!(
+            &plan.outcomes[1],
+            Err(WriteError::Conflict { current: Some(c) }) if c.revision == 4
+        ));
+        assert!(matches!(
+            &plan.outcomes[2],
+            Err(WriteError::Conflict { current: None })
+        ));
+        let json = plan.records[0].event.object.value().expect("json");
+        assert_eq!(json["metadata"]["resourceVersion"], "6");
+    }
+
+    #[test]
+    fn a_delete_carries_the_last_state_stamped_with_its_revision() {
+        let stored = existing("a", 2);
+        let plan = plan(vec![delete("a", Precondition::Exists)], 8, |_| {
+            Some(stored.clone())
+        });
+        let record = &plan.records[0];
+        assert_eq!(record.event.event_type, EventType::Deleted);
+        assert_eq!(record.event.object.revision, 9);
+        let json = record.event.object.value().expect("json");
+        assert_eq!(json["metadata"]["resourceVersion"], "9");
+        assert_eq!(json["metadata"]["name"], "a");
+        assert_eq!(record.prev.as_ref().map(|p| p.revision), Some(2));
+    }
+}

@@ -1,0 +1,160 @@
+//! Compaction: removing the revision log's old entries by the [`Retention`]
+//! policy, and persisting the compacted revision.
+//!
+//! Compacting to revision `C` removes from the log every version replaced
+//! by a change at or before `C`, and every deletion at or before `C`; what
+//! stays at or before `C` is exactly the state at `C` (as etcd's MVCC keeps
+//! it), so watches from `C` on and lists at `C` or later are still served.
+//!
+//! The writer records, once per batch, which revision was the newest at what
+//! time — bucketed to the next whole second, so a revision never looks older
+//! than it is — and, every [`StoreConfig::compaction_interval`], compacts up to
+//! the newest revision that is both older than `retention.duration` and more
+//! than `retention.min_revisions` behind the head. [`Store::compact`] compacts
+//! explicitly. Both take the schedule's lock, so the compacted revision only
+//! ever grows.
+//!
+//! [`Retention`]: super::Retention
+//! [`StoreConfig::compaction_interval`]: super::StoreConfig::compaction_interval
+//! [`Store::compact`]: super::Store::compact
+
+use std::collections::VecDeque;
+
+use jiff::{SignedDuration, Timestamp};
+use redb::{Durability, ReadableTable};
+
+use super::{
+    EventType, Inner, LOG, META, META_COMPACTED, StorageError, codec, io, lock, read, write,
+};
+
+/// The most revisions one compaction transaction covers.
+const CHUNK: u64 = 50_000;
+
+/// When revisions were written, and when to compact next.
+#[derive(Debug)]
+pub(super) struct Schedule {
+    /// `(t, r)`: every revision up to `r` was written at or before `t`;
+    /// oldest first.
+    written: VecDeque<(Timestamp, u64)>,
+    /// The newest revision known to be older than the retention duration.
+    aged: u64,
+    next_run: Timestamp,
+}
+
+/// `now` rounded up to the next whole second.
+fn bucket(now: Timestamp) -> Timestamp {
+    Timestamp::from_second(now.as_second().saturating_add(1)).unwrap_or(Timestamp::MAX)
+}
+
+impl Schedule {
+    /// A schedule for a store recovered at revision `head` at `now`: the
+    /// recovered revisions count as written now.
+    pub(super) fn new(now: Timestamp, head: u64) -> Self {
+        Schedule {
+            written: VecDeque::from([(bucket(now), head)]),
+            aged: 0,
+            next_run: now,
+        }
+    }
+
+    /// Notes that `head` is the newest revision at `now`.
+    fn record(&mut self, now: Timestamp, head: u64) {
+        let at = bucket(now);
+        match self.written.back_mut() {
+            Some((t, r)) if *t >= at => *r = (*r).max(head),
+            _ => self.written.push_back((at, head)),
+        }
+    }
+
+    /// The revision the policy allows compacting up to at `now`.
+    fn target(&mut self, now: Timestamp, head: u64, inner: &Inner) -> u64 {
+        let retention = inner.config.retention;
+        let duration = SignedDuration::try_from(retention.duration).unwrap_or(SignedDuration::MAX);
+        let horizon = exitplan_api::time::add(now, -duration);
+        while let Some(&(t, r)) = self.written.front() {
+            if t > horizon {
+                break;
+            }
+            self.aged = self.aged.max(r);
+            self.written.pop_front();
+        }
+        self.aged.min(head.saturating_sub(retention.min_revisions))
+    }
+}
+
+/// After each batch: note the head, and compact by the policy when due.
+pub(super) fn after_batch(inner: &Inner) {
+    let now = inner.config.clock.now();
+    let head = read(&inner.state).revision;
+    let mut schedule = lock(&inner.compaction);
+    schedule.record(now, head);
+    if now < schedule.next_run {
+        return;
+    }
+    let interval =
+        SignedDuration::try_from(inner.config.compaction_interval).unwrap_or(SignedDuration::MAX);
+    schedule.next_run = exitplan_api::time::add(now, interval);
+    let target = schedule.target(now, head, inner);
+    if let Err(e) = compact_locked(inner, target) {
+        tracing::warn!(error = %e, target, "storage compaction failed");
+    }
+}
+
+/// Compacts up to `revision` (clamped to the head) regardless of the
+/// policy; returns the compacted revision.
+pub(super) fn compact(inner: &Inner, revision: u64) -> Result<u64, StorageError> {
+    let _schedule = lock(&inner.compaction);
+    compact_locked(inner, revision)
+}
+
+/// Compacts up to `target`; the caller holds the schedule's lock.
+fn compact_locked(inner: &Inner, target: u64) -> Result<u64, StorageError> {
+    let (from, head) = {
+        let state = read(&inner.state);
+        (state.compacted, state.revision)
+    };
+    let target = target.min(head);
+    if target <= from {
+        return Ok(from);
+    }
+    let mut done = from;
+    let mut removed = 0;
+    while done < target {
+        let to = target.min(done.saturating_add(CHUNK));
+        let mut txn = inner.db.begin_write().map_err(io)?;
+        txn.set_durability(Durability::Immediate).map_err(io)?;
+        {
+            let mut log = txn.open_table(LOG).map_err(io)?;
+            // Each change up to `to` retires the version it replaced, and a
+            // deletion itself: what stays up to `to` is the state at `to`.
+            let mut retired = Vec::new();
+            for row in log.range(done + 1..=to).map_err(io)? {
+                let (k, v) = row.map_err(io)?;
+                let header = codec::header(v.value())?;
+                if header.prev != 0 {
+                    retired.push(header.prev);
+                }
+                if header.event_type == EventType::Deleted {
+                    retired.push(k.value());
+                }
+            }
+            for revision in retired {
+                removed += usize::from(log.remove(revision).map_err(io)?.is_some());
+            }
+            let mut meta = txn.open_table(META).map_err(io)?;
+            meta.insert(META_COMPACTED, to).map_err(io)?;
+        }
+        txn.commit().map_err(io)?;
+        let mut state = write(&inner.state);
+        state.compacted = to;
+        let stale = state
+            .window
+            .iter()
+            .take_while(|r| r.revision() <= to)
+            .count();
+        state.window.drain(..stale);
+        done = to;
+    }
+    tracing::info!(compacted = target, removed, head, "storage log compacted");
+    Ok(target)
+}
