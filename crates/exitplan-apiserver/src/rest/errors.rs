@@ -328,6 +328,9 @@ impl From<StorageError> for ApiError {
     fn from(e: StorageError) -> Self {
         match e {
             StorageError::Expired { requested, oldest } => expired(requested, oldest),
+            StorageError::TooLarge { requested, current } => {
+                too_large_resource_version(requested, current)
+            }
             other => internal(other),
         }
     }

@@ -13,7 +13,7 @@ use super::respond;
 use super::state::Call;
 use crate::discovery::{self, FieldSelector, LabelSelector};
 use crate::registry::ResourceDef;
-use crate::storage::StoredObject;
+use crate::storage::{Key, StorageError, StoredObject};
 
 /// Label and field selectors of a list, watch or deletecollection.
 #[derive(Debug, Default)]
@@ -142,6 +142,16 @@ fn decode_continue(text: &str) -> Result<Continue, ApiError> {
     serde_json::from_slice(&bytes).map_err(|_| invalid())
 }
 
+/// Upstream's `expired` text (etcd3 store): a list at a compacted revision.
+pub const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
+/// Upstream's `continueExpired` text: a `continue` token of a compacted revision.
+pub const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
+
+/// 410 `Expired` for a list (`errors.NewResourceExpired`).
+fn list_expired(message: &str) -> ApiError {
+    failure(410, "Expired", message, None)
+}
+
 /// One page of selected objects and the list's metadata.
 #[derive(Debug)]
 pub struct Page {
@@ -173,47 +183,42 @@ pub fn select(call: &Call, selectors: &Selectors) -> Result<Page, ApiError> {
         ));
     }
     let store = &call.state.store;
-    let (all, revision) = store.list(&call.def.prefix(call.ns()));
-    match at {
-        ReadAt::NotOlderThan(rv) if rv > revision => {
-            return Err(too_large_resource_version(rv, revision));
+    let current = store.revision();
+    // Every page of a paged list shows the revision of its first page.
+    let revision = match (at, cont.as_ref()) {
+        (_, Some(c)) => c.rv,
+        (ReadAt::Exact(rv), None) => rv,
+        (ReadAt::NotOlderThan(rv), None) if rv > current => {
+            return Err(too_large_resource_version(rv, current));
         }
-        ReadAt::Exact(rv) if rv > revision => {
-            return Err(too_large_resource_version(rv, revision));
-        }
-        // Reads at an older revision need the store's history reads
-        // (`list_at`); until then an exact read of the past is expired.
-        ReadAt::Exact(rv) if rv < revision => {
-            return Err(failure(
-                410,
-                "Expired",
-                format!("too old resource version: {rv} ({revision})"),
-                None,
-            ));
-        }
-        _ => {}
-    }
-    let start = cont.as_ref().map(|c| c.start.as_str());
-    let mut selected: Vec<Arc<StoredObject>> = all
-        .into_iter()
-        .filter(|o| start.is_none_or(|s| o.key.as_str() > s))
-        .filter(|o| selectors.matches(o))
-        .collect();
-    let list_rv = cont.as_ref().map_or(revision, |c| c.rv);
-    let mut meta = json!({"resourceVersion": list_rv.to_string()});
-    if let Some(limit) = limit.and_then(|l| usize::try_from(l).ok())
-        && selected.len() > limit
-    {
-        let remaining = selected.len() - limit;
-        selected.truncate(limit);
-        if let (Some(last), Some(m)) = (selected.last(), meta.as_object_mut()) {
-            m.insert(
-                "continue".into(),
-                encode_continue(list_rv, last.key.as_str()).into(),
-            );
-            if selectors.is_empty() {
-                m.insert("remainingItemCount".into(), remaining.into());
-            }
+        _ => current,
+    };
+    let start = cont.as_ref().map(|c| Key::from_stored(&c.start));
+    let limit = limit.and_then(|l| usize::try_from(l).ok()).unwrap_or(0);
+    let page = store
+        .list_page_where(
+            &call.def.prefix(call.ns()),
+            revision,
+            start.as_ref(),
+            limit,
+            |o| selectors.matches(o),
+        )
+        .map_err(|e| match e {
+            StorageError::Expired { .. } if cont.is_some() => list_expired(CONTINUE_EXPIRED),
+            StorageError::Expired { .. } => list_expired(LIST_EXPIRED),
+            other => other.into(),
+        })?;
+    let selected = page.items;
+    let mut meta = json!({"resourceVersion": page.revision.to_string()});
+    if let (Some(next), Some(m)) = (page.next.as_ref(), meta.as_object_mut()) {
+        m.insert(
+            "continue".into(),
+            encode_continue(page.revision, next.as_str()).into(),
+        );
+        if selectors.is_empty() {
+            let rest =
+                store.list_page(&call.def.prefix(call.ns()), page.revision, Some(next), 0)?;
+            m.insert("remainingItemCount".into(), rest.items.len().into());
         }
     }
     let items = selected
@@ -227,7 +232,7 @@ pub fn select(call: &Call, selectors: &Selectors) -> Result<Page, ApiError> {
     Ok(Page {
         items,
         stored: selected,
-        revision,
+        revision: page.revision,
         meta,
     })
 }

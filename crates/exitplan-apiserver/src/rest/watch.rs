@@ -30,7 +30,7 @@ use super::negotiate::{Output, output};
 use super::state::{Call, State};
 use crate::discovery;
 use crate::registry::ResourceDef;
-use crate::storage::{Event, EventType, Key, StorageError, StoredObject, WatchStream};
+use crate::storage::{Event, EventType, Key, StorageError, StoredObject, WatchItem, WatchStream};
 
 /// Default `timeoutSeconds` (kube-apiserver's `--min-request-timeout`).
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 1800;
@@ -48,7 +48,8 @@ struct Watcher {
     pending: VecDeque<Bytes>,
     stream: Option<WatchStream>,
     deadline: tokio::time::Instant,
-    bookmarks: Option<tokio::time::Interval>,
+    /// How long a quiet watch waits before a BOOKMARK (`allowWatchBookmarks`).
+    bookmarks: Option<Duration>,
     shutdown: tokio::sync::watch::Receiver<bool>,
 }
 
@@ -131,34 +132,33 @@ impl Watcher {
         }
         loop {
             let deadline = self.deadline;
+            let bookmarks = self.bookmarks;
             let stream = self.stream.as_mut()?;
-            let last = stream.last_revision();
-            let bookmarks = &mut self.bookmarks;
             let shutdown = &mut self.shutdown;
-            let tick = async {
-                match bookmarks.as_mut() {
-                    Some(i) => {
-                        i.tick().await;
-                    }
-                    None => std::future::pending::<()>().await,
+            let next = async {
+                match bookmarks {
+                    // The store reports progress when no change came in time.
+                    Some(every) => stream.next_or_progress(every).await,
+                    None => stream.next().await.map(WatchItem::Event),
                 }
             };
             let wake = tokio::select! {
                 biased;
                 _ = shutdown.changed() => Wake::Stop,
                 _ = tokio::time::sleep_until(deadline) => Wake::Stop,
-                event = stream.next() => Wake::Event(event),
-                _ = tick => Wake::Tick,
+                item = next => Wake::Item(item),
             };
             match wake {
                 Wake::Stop => return None,
-                Wake::Tick => return Some(self.bookmark(last, false)),
-                Wake::Event(Ok(e)) => {
+                Wake::Item(Ok(WatchItem::Progress(revision))) => {
+                    return Some(self.bookmark(revision, false));
+                }
+                Wake::Item(Ok(WatchItem::Event(e))) => {
                     if let Some(b) = self.translate(&e) {
                         return Some(b);
                     }
                 }
-                Wake::Event(Err(e)) => {
+                Wake::Item(Err(e)) => {
                     tracing::debug!(resource = self.def.plural, error = %e, "watch ended by the store");
                     return None;
                 }
@@ -169,8 +169,7 @@ impl Watcher {
 
 enum Wake {
     Stop,
-    Tick,
-    Event(Result<Event, crate::storage::WatchError>),
+    Item(Result<WatchItem, crate::storage::WatchError>),
 }
 
 /// `GET …?watch=1`.
@@ -249,10 +248,7 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
         Err(e) => return Err(e.into()),
     }
     if bookmarks_allowed {
-        let period = state.bookmark_interval;
-        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        watcher.bookmarks = Some(interval);
+        watcher.bookmarks = Some(state.bookmark_interval);
     }
     tracing::debug!(resource = call.def.plural, namespace = ?call.namespace, ?since, "watch started");
     let stream = futures_util::stream::unfold(watcher, |mut w| async move {
