@@ -115,3 +115,153 @@ async fn bookmarks_timeouts_and_shutdown_end_or_mark_the_stream() {
     let events: Vec<_> = stream.collect().await;
     assert!(events.is_empty(), "{events:?}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn compaction_expires_old_watches_and_lists() {
+    use kube::api::{ListParams, VersionMatch};
+    let server = server().await;
+    let pods: Api<Pod> = Api::default_namespaced(client(&server));
+    let first = create(&pods, "a").await;
+    let old_rv = first.metadata.resource_version.clone().expect("rv");
+    let mut changed = first.clone();
+    changed.metadata.labels = Some([("v".to_owned(), "2".to_owned())].into());
+    pods.replace("a", &PostParams::default(), &changed)
+        .await
+        .expect("update");
+    create(&pods, "b").await;
+
+    // Before compaction: the past is readable.
+    let exact = ListParams::default()
+        .at(&old_rv)
+        .matching(VersionMatch::Exact);
+    let then = pods.list(&exact).await.expect("list at the old revision");
+    assert_eq!(
+        then.metadata.resource_version.as_deref(),
+        Some(old_rv.as_str())
+    );
+    assert_eq!(then.items.len(), 1);
+    assert_eq!(
+        then.items[0]
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get("v")),
+        None,
+        "the object as it was"
+    );
+
+    let compacted = server
+        .store()
+        .compact(server.store().revision())
+        .await
+        .expect("compact");
+    let e = api_error(pods.list(&exact).await.expect_err("410"));
+    assert_eq!((e.code, e.reason.as_str()), (410, "Expired"));
+    assert_eq!(
+        e.message,
+        "The resourceVersion for the provided list is too old."
+    );
+
+    let stream = pods
+        .watch(
+            &WatchParams::default().timeout(290).disable_bookmarks(),
+            &old_rv,
+        )
+        .await
+        .expect("watch");
+    let mut stream = Box::pin(stream);
+    match stream.try_next().await.expect("event").expect("open") {
+        WatchEvent::Error(s) => {
+            assert_eq!((s.code, s.reason.as_str()), (410, "Expired"));
+            assert_eq!(
+                s.message,
+                format!("too old resource version: {old_rv} ({compacted})")
+            );
+        }
+        other => panic!("expected a 410 ERROR event, got {}", describe(&other)),
+    }
+    let future = (server.store().revision() + 100).to_string();
+    let e = api_error(
+        pods.list(&ListParams::default().at(&future))
+            .await
+            .expect_err("504"),
+    );
+    assert_eq!((e.code, e.reason.as_str()), (504, "Timeout"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn continue_pages_show_the_first_page_revision() {
+    use kube::api::ListParams;
+    let server = server().await;
+    let pods: Api<Pod> = Api::default_namespaced(client(&server));
+    for name in ["p0", "p1", "p2", "p3"] {
+        create(&pods, name).await;
+    }
+    let first = pods
+        .list(&ListParams::default().limit(2))
+        .await
+        .expect("page 1");
+    let token = first.metadata.continue_.clone().expect("continue");
+    // Changes after the first page do not show on the later ones.
+    create(&pods, "p4").await;
+    let mut p3 = pods.get("p3").await.expect("p3");
+    p3.metadata.labels = Some([("late".to_owned(), "yes".to_owned())].into());
+    pods.replace("p3", &PostParams::default(), &p3)
+        .await
+        .expect("update");
+    let second = pods
+        .list(&ListParams::default().limit(10).continue_token(&token))
+        .await
+        .expect("page 2");
+    let names: Vec<_> = second
+        .items
+        .iter()
+        .filter_map(|p| p.metadata.name.clone())
+        .collect();
+    assert_eq!(names, ["p2", "p3"]);
+    assert_eq!(
+        second.metadata.resource_version,
+        first.metadata.resource_version
+    );
+    assert!(
+        second.items[1]
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get("late"))
+            .is_none()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn bookmarks_advance_past_changes_elsewhere() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let server = server().await;
+    let client = client(&server);
+    let pods: Api<Pod> = Api::default_namespaced(client.clone());
+    let p = create(&pods, "a").await;
+    let rv: u64 = p
+        .metadata
+        .resource_version
+        .as_deref()
+        .and_then(|v| v.parse().ok())
+        .expect("rv");
+    let stream = pods
+        .watch(&WatchParams::default().timeout(290), &rv.to_string())
+        .await
+        .expect("watch");
+    let mut stream = Box::pin(stream);
+    let leases: Api<Lease> = Api::default_namespaced(client);
+    let lease = leases
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": "l"}})).expect("lease"),
+        )
+        .await
+        .expect("lease");
+    let lease_rv = lease.metadata.resource_version.expect("rv");
+    match stream.try_next().await.expect("event").expect("open") {
+        WatchEvent::Bookmark(b) => assert_eq!(b.metadata.resource_version, lease_rv),
+        other => panic!("expected a BOOKMARK, got {}", describe(&other)),
+    }
+}
