@@ -98,8 +98,16 @@ async fn list_and_deletecollection_select_by_labels_and_fields() {
 async fn watch_with_a_selector_sees_objects_enter_and_leave() {
     let server = server().await;
     let pods: Api<Pod> = Api::default_namespaced(client(&server));
+    let early = create(&pods, "early", "web", None).await;
     let a = create(&pods, "a", "web", None).await;
     let rv = a.metadata.resource_version.clone().expect("rv");
+    // Leaves the selection after the watch's revision but before the watch
+    // opens: the replay must still report it (it matched at `rv`).
+    let mut left = early.clone();
+    left.metadata.labels = Some([("app".to_owned(), "db".to_owned())].into());
+    pods.replace("early", &PostParams::default(), &left)
+        .await
+        .expect("early leaves");
     let stream = pods
         .watch(
             &WatchParams::default()
@@ -112,6 +120,13 @@ async fn watch_with_a_selector_sees_objects_enter_and_leave() {
         .expect("watch");
     let mut stream = Box::pin(stream);
     create(&pods, "other", "db", None).await;
+    // Created after the watch's revision: comes as ADDED, then leaves.
+    let late = create(&pods, "late", "web", None).await;
+    let mut gone = late.clone();
+    gone.metadata.labels = Some([("app".to_owned(), "db".to_owned())].into());
+    pods.replace("late", &PostParams::default(), &gone)
+        .await
+        .expect("late leaves");
     // a leaves the selection, then comes back.
     let mut moved = pods.get("a").await.expect("a");
     moved.metadata.labels = Some([("app".to_owned(), "db".to_owned())].into());
@@ -125,7 +140,7 @@ async fn watch_with_a_selector_sees_objects_enter_and_leave() {
         .await
         .expect("enter");
     let mut seen = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..5 {
         let e = stream.try_next().await.expect("event").expect("open");
         seen.push(match e {
             WatchEvent::Added(p) => format!("ADDED {}", p.metadata.name.unwrap_or_default()),
@@ -134,5 +149,14 @@ async fn watch_with_a_selector_sees_objects_enter_and_leave() {
             other => format!("{other:?}"),
         });
     }
-    assert_eq!(seen, ["DELETED a", "ADDED a"]);
+    assert_eq!(
+        seen,
+        [
+            "DELETED early",
+            "ADDED late",
+            "DELETED late",
+            "DELETED a",
+            "ADDED a"
+        ]
+    );
 }

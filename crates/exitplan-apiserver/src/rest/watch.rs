@@ -10,7 +10,8 @@
 //!   shutdown and a watcher that falls behind the store (`Lagged`): the
 //!   client re-watches from the last resourceVersion it saw.
 //! * With selectors, an object that stops matching is sent as DELETED and one
-//!   that starts matching as ADDED, like upstream's watch cache.
+//!   that starts matching as ADDED, like upstream's watch cache (what matched
+//!   at the starting revision comes from the store's history).
 
 use std::collections::{HashSet, VecDeque};
 use std::convert::Infallible;
@@ -213,7 +214,17 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
     };
     let (current, revision) = state.store.list(&prefix);
     if !watcher.selectors.is_empty() {
-        watcher.known = current
+        // What the client sees at the watch's start: the current objects for
+        // an initial list, else the objects as they were at its revision.
+        let seen = match at {
+            ReadAt::NotOlderThan(v) | ReadAt::Exact(v) if !initial && v <= revision => state
+                .store
+                .list_at(&prefix, v)
+                .map(|(items, _)| items)
+                .unwrap_or_default(),
+            _ => current.clone(),
+        };
+        watcher.known = seen
             .iter()
             .filter(|o| watcher.selectors.matches(o))
             .map(|o| o.key.clone())
