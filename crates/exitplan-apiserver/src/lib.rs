@@ -15,9 +15,15 @@
 //! * [`registry`] — the served resources and their admission rules.
 //! * [`discovery`] — version, discovery, OpenAPI, Tables, selectors.
 //! * [`rest`] — the HTTP API.
+//! * [`server`] — [`server::Server`]: builder, router, bootstrap, serving.
+//! * [`kubeconfig`] — the kubeconfig `exitplan up` writes; [`tls`] — its
+//!   local CA and HTTPS listener.
 
 pub mod clock;
 pub mod discovery;
+pub mod kubeconfig;
 pub mod registry;
 pub mod rest;
+pub mod server;
 pub mod storage;
+pub mod tls;

@@ -28,12 +28,20 @@ enum Command {
     /// Explain how a controller judges an object (`explain job`).
     #[command(subcommand)]
     Explain(cmd::explain::ExplainCommand),
+    /// Run the embedded Kubernetes-compatible API server (durable, with a kubeconfig).
+    Up(cmd::up::UpArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let clock = jiff::Timestamp::now();
     let result = match cli.command {
+        Command::Up(args) => {
+            return cmd::up::run(args).unwrap_or_else(|e| {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            });
+        }
         Command::Validate(args) => cmd::validate::run(args, clock),
         Command::Explain(cmd) => cmd::explain::run(cmd, clock),
     };

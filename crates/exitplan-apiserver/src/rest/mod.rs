@@ -1,4 +1,37 @@
 //! The HTTP API: routing, authentication, handlers for every verb and
-//! subresource, and `Status` errors.
+//! subresource, and `Status` errors — kube-apiserver's
+//! `staging/src/k8s.io/apiserver/pkg/endpoints/handlers` over
+//! [`crate::storage`] and [`crate::registry`].
 //!
-//! (filled in by the REST work item)
+//! * [`router`] — path resolution and dispatch; [`auth`] — bearer token.
+//! * Verbs: [`get`], [`list`], [`watch`], [`create`], [`update`],
+//!   [`patch`], [`delete`] (with deletecollection).
+//! * Subresources: `status` (through get/update/patch), [`binding`],
+//!   [`eviction`].
+//! * Shared: [`errors`] (Status texts), [`query`], [`request`],
+//!   [`negotiate`] (JSON or Table), [`fieldvalidation`] (unknown fields), [`meta`] (UIDs, managers), [`respond`],
+//!   [`state`].
+
+pub mod auth;
+pub mod binding;
+pub mod create;
+pub mod delete;
+pub mod errors;
+pub mod eviction;
+pub mod fieldvalidation;
+pub mod get;
+pub mod list;
+pub mod meta;
+pub mod negotiate;
+pub mod patch;
+pub mod protobuf;
+pub mod query;
+pub mod request;
+pub mod respond;
+pub mod router;
+pub mod state;
+pub mod update;
+pub mod watch;
+
+pub use errors::ApiError;
+pub use state::State;

@@ -1,4 +1,5 @@
 //! One module per subcommand.
 
 pub mod explain;
+pub mod up;
 pub mod validate;

@@ -1,0 +1,279 @@
+//! LIST: label and field selectors, `limit`/`continue` paging and the
+//! `resourceVersion`/`resourceVersionMatch` semantics of kube-apiserver.
+
+use std::sync::Arc;
+
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::errors::{ApiError, bad_request, failure, invalid_options, too_large_resource_version};
+use super::meta::set_type;
+use super::negotiate::{Output, output};
+use super::respond;
+use super::state::Call;
+use crate::discovery::{self, FieldSelector, LabelSelector};
+use crate::registry::ResourceDef;
+use crate::storage::{Key, StorageError, StoredObject};
+
+/// Label and field selectors of a list, watch or deletecollection.
+#[derive(Debug, Default)]
+pub struct Selectors {
+    /// `labelSelector`.
+    pub label: Option<LabelSelector>,
+    /// `fieldSelector`.
+    pub field: Option<FieldSelector>,
+}
+
+impl Selectors {
+    /// Parses the selectors of `call` (400 on syntax errors).
+    pub fn of(call: &Call) -> Result<Selectors, ApiError> {
+        let label = call
+            .query
+            .non_empty("labelSelector")
+            .map(LabelSelector::parse)
+            .transpose()
+            .map_err(bad_request)?;
+        let field = call
+            .query
+            .non_empty("fieldSelector")
+            .map(|t| FieldSelector::parse(t, call.def))
+            .transpose()
+            .map_err(bad_request)?;
+        Ok(Selectors { label, field })
+    }
+
+    /// Whether any selector is set.
+    pub fn is_empty(&self) -> bool {
+        self.label.is_none() && self.field.is_none()
+    }
+
+    /// Whether `object` is selected.
+    pub fn matches(&self, object: &StoredObject) -> bool {
+        self.label.as_ref().is_none_or(|s| s.matches(&object.attrs))
+            && self.field.as_ref().is_none_or(|s| s.matches(&object.attrs))
+    }
+}
+
+/// How a list or watch reads `resourceVersion`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadAt {
+    /// Unset: the most recent state.
+    Latest,
+    /// `"0"`: any state the server has (served from the latest).
+    Any,
+    /// At least this revision (`NotOlderThan`, the default for a non-zero value).
+    NotOlderThan(u64),
+    /// Exactly this revision (`resourceVersionMatch=Exact`).
+    Exact(u64),
+}
+
+/// Parses a resourceVersion value (400 if not a number, like upstream's
+/// `Invalid value … must be a number`).
+pub fn parse_rv(text: &str) -> Result<u64, ApiError> {
+    text.parse()
+        .map_err(|_| bad_request(format!("invalid resource version: {text:?}")))
+}
+
+/// Parses `resourceVersion` and `resourceVersionMatch`.
+pub fn read_at(call: &Call) -> Result<ReadAt, ApiError> {
+    let rv = call.query.non_empty("resourceVersion");
+    let matching = call.query.non_empty("resourceVersionMatch");
+    match (rv, matching) {
+        (None, None) => Ok(ReadAt::Latest),
+        (None, Some(_)) => Err(invalid_options(
+            "ListOptions",
+            "resourceVersionMatch",
+            "FieldValueForbidden",
+            "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+        )),
+        (Some("0"), None | Some("NotOlderThan")) => Ok(ReadAt::Any),
+        (Some("0"), Some("Exact")) => Err(invalid_options(
+            "ListOptions",
+            "resourceVersionMatch",
+            "FieldValueForbidden",
+            "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+        )),
+        (Some(v), None | Some("NotOlderThan")) => Ok(ReadAt::NotOlderThan(parse_rv(v)?)),
+        (Some(v), Some("Exact")) => Ok(ReadAt::Exact(parse_rv(v)?)),
+        (Some(_), Some(other)) => Err(invalid_options(
+            "ListOptions",
+            "resourceVersionMatch",
+            "FieldValueNotSupported",
+            &format!(
+                "Unsupported value: {}: supported values: \"Exact\", \"NotOlderThan\", \"\"",
+                exitplan_api::field::go_quote(other)
+            ),
+        )),
+    }
+}
+
+/// A `continue` token: the list's revision and the last key returned.
+#[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Continue {
+    v: String,
+    rv: u64,
+    start: String,
+}
+
+fn encode_continue(rv: u64, last_key: &str) -> String {
+    let token = Continue {
+        v: "meta.k8s.io/v1".into(),
+        rv,
+        start: last_key.to_owned(),
+    };
+    let bytes = serde_json::to_vec(&token).unwrap_or_default();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn decode_continue(text: &str) -> Result<Continue, ApiError> {
+    let invalid = || {
+        bad_request(
+            "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+        )
+    };
+    if !text.len().is_multiple_of(2) {
+        return Err(invalid());
+    }
+    let bytes = (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2).unwrap_or("zz"), 16))
+        .collect::<Result<Vec<u8>, _>>()
+        .map_err(|_| invalid())?;
+    serde_json::from_slice(&bytes).map_err(|_| invalid())
+}
+
+/// Upstream's `expired` text (etcd3 store): a list at a compacted revision.
+pub const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
+/// Upstream's `continueExpired` text: a `continue` token of a compacted revision.
+pub const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
+
+/// 410 `Expired` for a list (`errors.NewResourceExpired`).
+fn list_expired(message: &str) -> ApiError {
+    failure(410, "Expired", message, None)
+}
+
+/// One page of selected objects and the list's metadata.
+#[derive(Debug)]
+pub struct Page {
+    /// The objects, with `apiVersion` and `kind`.
+    pub items: Vec<Value>,
+    /// The stored versions of `items`.
+    pub stored: Vec<Arc<StoredObject>>,
+    /// The revision the list is consistent with.
+    pub revision: u64,
+    /// `metadata` of the list (resourceVersion, continue, remainingItemCount).
+    pub meta: Value,
+}
+
+/// Reads the selected objects of the collection `call` addresses.
+pub fn select(call: &Call, selectors: &Selectors) -> Result<Page, ApiError> {
+    let at = read_at(call)?;
+    let limit = call.query.int("limit")?.filter(|l| *l > 0);
+    let cont = call
+        .query
+        .non_empty("continue")
+        .map(decode_continue)
+        .transpose()?;
+    if cont.is_some() && !matches!(at, ReadAt::Latest) {
+        return Err(invalid_options(
+            "ListOptions",
+            "resourceVersion",
+            "FieldValueForbidden",
+            "Forbidden: specifying resource version is not allowed when using continue",
+        ));
+    }
+    let store = &call.state.store;
+    let current = store.revision();
+    // Every page of a paged list shows the revision of its first page.
+    let revision = match (at, cont.as_ref()) {
+        (_, Some(c)) => c.rv,
+        (ReadAt::Exact(rv), None) => rv,
+        (ReadAt::NotOlderThan(rv), None) if rv > current => {
+            return Err(too_large_resource_version(rv, current));
+        }
+        _ => current,
+    };
+    let start = cont.as_ref().map(|c| Key::from_stored(&c.start));
+    let limit = limit.and_then(|l| usize::try_from(l).ok()).unwrap_or(0);
+    let page = store
+        .list_page_where(
+            &call.def.prefix(call.ns()),
+            revision,
+            start.as_ref(),
+            limit,
+            |o| selectors.matches(o),
+        )
+        .map_err(|e| match e {
+            StorageError::Expired { .. } if cont.is_some() => list_expired(CONTINUE_EXPIRED),
+            StorageError::Expired { .. } => list_expired(LIST_EXPIRED),
+            other => other.into(),
+        })?;
+    let selected = page.items;
+    let mut meta = json!({"resourceVersion": page.revision.to_string()});
+    if let (Some(next), Some(m)) = (page.next.as_ref(), meta.as_object_mut()) {
+        m.insert(
+            "continue".into(),
+            encode_continue(page.revision, next.as_str()).into(),
+        );
+        if selectors.is_empty() {
+            let rest =
+                store.list_page(&call.def.prefix(call.ns()), page.revision, Some(next), 0)?;
+            m.insert("remainingItemCount".into(), rest.items.len().into());
+        }
+    }
+    let items = selected
+        .iter()
+        .map(|o| {
+            let mut v = o.value()?;
+            set_type(&mut v, call.def);
+            Ok(v)
+        })
+        .collect::<Result<Vec<Value>, crate::storage::StorageError>>()?;
+    Ok(Page {
+        items,
+        stored: selected,
+        revision: page.revision,
+        meta,
+    })
+}
+
+/// The `<Kind>List` of `items`.
+pub fn list_object(def: &ResourceDef, meta: Value, items: Vec<Value>) -> Value {
+    json!({
+        "kind": def.list_kind(),
+        "apiVersion": def.api_version(),
+        "metadata": meta,
+        "items": items,
+    })
+}
+
+/// `GET` of a collection.
+pub async fn list(call: &Call) -> Result<Response, ApiError> {
+    let out = output(&call.headers, &call.query)?;
+    let selectors = Selectors::of(call)?;
+    let page = select(call, &selectors)?;
+    let body = match out {
+        Output::Json => list_object(call.def, page.meta, page.items),
+        Output::Table(include) => discovery::table(
+            call.def,
+            &page.items,
+            page.meta,
+            include,
+            call.state.clock.now(),
+        ),
+    };
+    Ok(respond::json(200, &body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_tokens_round_trip() {
+        let t = encode_continue(7, "pods/default/b");
+        let c = decode_continue(&t).expect("decodes");
+        assert_eq!((c.rv, c.start.as_str()), (7, "pods/default/b"));
+        assert_eq!(decode_continue("xyz").expect_err("bad").code(), 400);
+    }
+}

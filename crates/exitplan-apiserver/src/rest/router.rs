@@ -1,0 +1,199 @@
+//! Routing: every request is resolved like upstream's `RequestInfo`
+//! (non-resource paths, discovery, or group/version/namespace/resource/
+//! name/subresource) and dispatched to the verb's handler.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State as AxState};
+use axum::http::{Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::errors::{ApiError, failure, method_not_allowed, resource_not_found, unauthorized};
+use super::query::Query;
+use super::request::{ApiPath, ResourcePath, resolve};
+use super::respond;
+use super::state::{Call, State};
+use super::{auth, binding, create, delete, eviction, get, list, patch, update, watch};
+use crate::discovery;
+use crate::registry::find;
+
+/// Largest request body accepted (kube-apiserver's 3 MiB).
+pub const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// The router over `state`.
+pub fn router(state: Arc<State>) -> Router {
+    Router::new().fallback(dispatch).with_state(state)
+}
+
+fn text(code: StatusCode, body: &'static str) -> Response {
+    let mut resp = (code, body).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
+}
+
+async fn dispatch(AxState(state): AxState<Arc<State>>, req: Request) -> Response {
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let response = if auth::is_public(&path) {
+        text(StatusCode::OK, "ok")
+    } else if !auth::authorized(req.headers(), state.token.as_deref()) {
+        unauthorized().into_response()
+    } else {
+        match route(state, req).await {
+            Ok(r) => r,
+            Err(e) => e.into_response(),
+        }
+    };
+    let code = response.status().as_u16();
+    if code >= 500 {
+        tracing::warn!(%method, %path, code, "request failed");
+    } else {
+        tracing::debug!(%method, %path, code, "request");
+    }
+    response
+}
+
+async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
+    let (parts, body) = req.into_parts();
+    let path = parts.uri.path().to_owned();
+    let get_only = |value: Option<serde_json::Value>| -> Result<Response, ApiError> {
+        if parts.method != Method::GET {
+            return Err(method_not_allowed());
+        }
+        super::negotiate::json_only(&parts.headers)?;
+        value
+            .map(|v| respond::json(200, &v))
+            .ok_or_else(resource_not_found)
+    };
+    match path.trim_end_matches('/') {
+        "/version" => return get_only(Some(discovery::version())),
+        "/openapi/v2" => return get_only(Some(discovery::openapi_v2())),
+        "/openapi/v3" => return get_only(Some(discovery::openapi_v3_index())),
+        p if p.starts_with("/openapi/v3/") => {
+            let rest = &p["/openapi/v3/".len()..];
+            let doc = match rest.split('/').collect::<Vec<_>>().as_slice() {
+                ["api", v] => discovery::openapi_v3("", v),
+                ["apis", g, v] => discovery::openapi_v3(g, v),
+                _ => None,
+            };
+            return get_only(doc);
+        }
+        _ => {}
+    }
+    let Some(api) = resolve(&path) else {
+        return Ok(text(StatusCode::NOT_FOUND, "404 page not found\n"));
+    };
+    let rp = match api {
+        ApiPath::Root if path.starts_with("/apis") => {
+            return get_only(Some(discovery::group_list()));
+        }
+        ApiPath::Root => return get_only(Some(discovery::core_versions())),
+        ApiPath::Group(g) => return get_only(discovery::group(&g)),
+        ApiPath::GroupVersion(g, v) => return get_only(discovery::resource_list(&g, &v)),
+        ApiPath::Resource(rp) => rp,
+    };
+    let body = axum::body::to_bytes(Body::new(body), MAX_BODY)
+        .await
+        .map_err(|_| {
+            failure(
+                413,
+                "RequestEntityTooLarge",
+                "Request entity too large: limit is 3145728",
+                None,
+            )
+        })?;
+    let method = parts.method;
+    let protobuf = matches!(method, Method::POST | Method::PUT)
+        && !body.is_empty()
+        && body_is_protobuf(&parts.headers)?;
+    let mut call = resolve_call(state, rp, parts.uri.query(), parts.headers, body)?;
+    if protobuf {
+        call.body = super::protobuf::to_json(call.def, &call.body)?.into();
+    }
+    let sub = call.subresource.clone();
+    match (sub.as_deref(), call.name.is_some()) {
+        (None, false) => match method {
+            Method::GET if call.query.flag("watch")? => watch::watch(&call).await,
+            Method::GET => list::list(&call).await,
+            Method::POST => create::create(&call).await,
+            Method::DELETE => delete::delete_collection(&call).await,
+            _ => Err(method_not_allowed()),
+        },
+        (None, true) => match method {
+            Method::GET => get::get(&call).await,
+            Method::PUT => update::update(&call).await,
+            Method::PATCH => patch::patch(&call).await,
+            Method::DELETE => delete::delete(&call).await,
+            _ => Err(method_not_allowed()),
+        },
+        (Some("status"), _) => match method {
+            Method::GET => get::get(&call).await,
+            Method::PUT => update::update(&call).await,
+            Method::PATCH => patch::patch(&call).await,
+            _ => Err(method_not_allowed()),
+        },
+        (Some("eviction"), _) => match method {
+            Method::POST => eviction::evict(&call).await,
+            _ => Err(method_not_allowed()),
+        },
+        (Some("binding"), _) => match method {
+            Method::POST => binding::bind(&call).await,
+            _ => Err(method_not_allowed()),
+        },
+        _ => Err(resource_not_found()),
+    }
+}
+
+/// Bodies of creates, updates and subresource posts are JSON (a missing
+/// `Content-Type` is read as JSON) or, for the few kinds
+/// [`super::protobuf`] decodes, protobuf (`Ok(true)`); 415 otherwise.
+fn body_is_protobuf(headers: &axum::http::HeaderMap) -> Result<bool, ApiError> {
+    let ty = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json");
+    match ty.split(';').next().unwrap_or_default().trim() {
+        "application/json" | "" | "*/*" => Ok(false),
+        super::protobuf::PROTOBUF => Ok(true),
+        _ => Err(super::errors::unsupported_media_type(
+            super::negotiate::PRODUCED,
+        )),
+    }
+}
+
+fn resolve_call(
+    state: Arc<State>,
+    rp: ResourcePath,
+    query: Option<&str>,
+    headers: axum::http::HeaderMap,
+    body: bytes::Bytes,
+) -> Result<Call, ApiError> {
+    let def = find(&rp.group, &rp.version, &rp.resource).ok_or_else(resource_not_found)?;
+    let is_namespace_object = def.group.is_empty() && def.plural == "namespaces";
+    if !def.namespaced && rp.namespace.is_some() && !is_namespace_object {
+        return Err(resource_not_found());
+    }
+    if def.namespaced && rp.namespace.is_none() && rp.name.is_some() {
+        return Err(resource_not_found());
+    }
+    if let Some(sub) = rp.subresource.as_deref()
+        && !def.has_subresource(sub)
+    {
+        return Err(resource_not_found());
+    }
+    Ok(Call {
+        state,
+        def,
+        namespace: rp.namespace,
+        name: rp.name,
+        subresource: rp.subresource,
+        query: Query::parse(query),
+        headers,
+        body,
+    })
+}

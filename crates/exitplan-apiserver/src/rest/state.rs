@@ -1,0 +1,62 @@
+//! What every handler shares (the store, the clock, the token, the shutdown
+//! signal) and the one resolved request a handler works on.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::HeaderMap;
+use bytes::Bytes;
+
+use super::query::Query;
+use crate::clock::SharedClock;
+use crate::registry::ResourceDef;
+use crate::storage::Store;
+
+/// The server's shared state.
+#[derive(Debug)]
+pub struct State {
+    /// Object storage.
+    pub store: Store,
+    /// The one clock.
+    pub clock: SharedClock,
+    /// The bearer token every request must carry (`None`: no authentication,
+    /// for in-process clients).
+    pub token: Option<String>,
+    /// Flips to `true` when the server shuts down; watches end.
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// How often a watch with `allowWatchBookmarks` sends a BOOKMARK.
+    pub bookmark_interval: Duration,
+}
+
+/// One request against a served resource.
+#[derive(Debug)]
+pub struct Call {
+    /// Shared state.
+    pub state: Arc<State>,
+    /// The resource addressed.
+    pub def: &'static ResourceDef,
+    /// Namespace from the path (namespaced resources only).
+    pub namespace: Option<String>,
+    /// Object name from the path.
+    pub name: Option<String>,
+    /// Subresource from the path.
+    pub subresource: Option<String>,
+    /// Query parameters.
+    pub query: Query,
+    /// Request headers.
+    pub headers: HeaderMap,
+    /// Request body.
+    pub body: Bytes,
+}
+
+impl Call {
+    /// The object name (handlers for named verbs only run with one).
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or_default()
+    }
+
+    /// The namespace to use for keys (`None` for cluster-scoped resources).
+    pub fn ns(&self) -> Option<&str> {
+        self.namespace.as_deref().filter(|_| self.def.namespaced)
+    }
+}

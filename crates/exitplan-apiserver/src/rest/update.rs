@@ -1,0 +1,217 @@
+//! UPDATE (`PUT`) of an object or its `status`: the resourceVersion
+//! precondition (409), admission through the registry strategies (the
+//! status strategy resets what a `/status` write may not change), no-op
+//! detection, and removal of an object whose last finalizer is gone.
+
+use std::sync::Arc;
+
+use axum::response::Response;
+use exitplan_api::patch;
+use serde_json::Value;
+
+use super::create::{admission_error, decode_body};
+use super::errors::{ApiError, bad_request, conflict_modified, from_write};
+use super::get::{current, render};
+use super::meta::{
+    deletion_grace, field_manager, finalizers, meta_mut, meta_str, set_type, type_ref,
+};
+use super::state::{Call, State};
+use crate::registry::ResourceDef;
+use crate::storage::{Precondition, StoredObject, WriteError};
+
+/// One update to perform.
+#[derive(Debug)]
+pub struct Update<'a> {
+    /// The resource.
+    pub def: &'a ResourceDef,
+    /// The object as stored now.
+    pub current: Arc<StoredObject>,
+    /// The new object (metadata.resourceVersion: the caller's precondition, if any).
+    pub new: Value,
+    /// `Some("status")` for the status subresource.
+    pub subresource: Option<&'a str>,
+    /// The field manager.
+    pub manager: &'a str,
+    /// `dryRun=All`.
+    pub dry_run: bool,
+    /// Record the write in `managedFields` as an `Update` (not for applies,
+    /// which record their own ownership).
+    pub record: bool,
+}
+
+/// The result of an update.
+#[derive(Debug)]
+pub struct Updated {
+    /// The object now (or as it would be).
+    pub object: Value,
+    /// The stored version, unless dry-run or a no-op.
+    pub stored: Option<Arc<StoredObject>>,
+}
+
+/// Performs an update: precondition, admission, managedFields, no-op,
+/// finalizer completion, conditional write.
+pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiError> {
+    let Update {
+        def,
+        current,
+        mut new,
+        subresource,
+        manager,
+        dry_run,
+        record,
+    } = u;
+    let name = current
+        .key
+        .as_str()
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let current_rv = current.revision.to_string();
+    match meta_str(&new, "resourceVersion").filter(|v| !v.is_empty()) {
+        Some(rv) if rv != current_rv => {
+            return Err(conflict_modified(def.group, def.plural, &name));
+        }
+        _ => {}
+    }
+    let mut old = current.value()?;
+    set_type(&mut old, def);
+    set_type(&mut new, def);
+    let now = state.clock.now();
+    if subresource == Some("status") {
+        def.admission.update_status(&mut new, &old, now)
+    } else {
+        def.admission.update(&mut new, &old, now)
+    }
+    .map_err(admission_error)?;
+    set_type(&mut new, def);
+    if let Some(meta) = meta_mut(&mut new) {
+        meta.insert("resourceVersion".into(), current_rv.clone().into());
+    }
+    if record {
+        patch::record_update(
+            type_ref(def),
+            Some(&old),
+            &mut new,
+            manager,
+            subresource,
+            now,
+        );
+    }
+    if new == old {
+        return Ok(Updated {
+            object: old,
+            stored: None,
+        });
+    }
+    if dry_run {
+        return Ok(Updated {
+            object: new,
+            stored: None,
+        });
+    }
+    let precondition = Precondition::Revision(current.revision);
+    let conflict = |e: WriteError| match e {
+        WriteError::Conflict { .. } => conflict_modified(def.group, def.plural, &name),
+        other => from_write(other),
+    };
+    // `shouldDeleteDuringUpdate`: the last finalizer of an object being
+    // deleted without grace is gone, so the object goes.
+    if finalizers(&new).is_empty()
+        && !finalizers(&old).is_empty()
+        && new.pointer("/metadata/deletionTimestamp").is_some()
+        && deletion_grace(&new).unwrap_or(0) == 0
+    {
+        let deleted = state
+            .store
+            .delete(&current.key, precondition)
+            .await
+            .map_err(conflict)?;
+        tracing::info!(resource = def.plural, name = %name, "deleted: last finalizer removed");
+        let mut object = new;
+        crate::storage::set_resource_version(&mut object, deleted.revision);
+        return Ok(Updated {
+            object,
+            stored: Some(deleted),
+        });
+    }
+    let attrs = def.attrs(&new);
+    let stored = state
+        .store
+        .put(current.key.clone(), new, attrs, precondition)
+        .await
+        .map_err(conflict)?;
+    tracing::debug!(resource = def.plural, name = %name, rv = stored.revision, subresource = ?subresource, "updated");
+    let mut object = stored.value()?;
+    set_type(&mut object, def);
+    Ok(Updated {
+        object,
+        stored: Some(stored),
+    })
+}
+
+/// Whether a PUT of an absent object creates it (`AllowCreateOnUpdate`:
+/// Leases and Events upstream).
+pub fn allows_create_on_update(def: &ResourceDef) -> bool {
+    matches!(
+        (def.group, def.kind),
+        ("coordination.k8s.io", "Lease") | ("", "Event") | ("events.k8s.io", "Event")
+    )
+}
+
+/// `PUT …/<name>` and `PUT …/<name>/status`.
+pub async fn update(call: &Call) -> Result<Response, ApiError> {
+    let dry_run = call.query.dry_run()?;
+    let mut new = decode_body(call.def, &call.body)?;
+    let body_name = meta_str(&new, "name").unwrap_or_default().to_owned();
+    if body_name != call.name() {
+        return Err(bad_request(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({})",
+            call.name()
+        )));
+    }
+    let warnings = super::fieldvalidation::check(
+        super::fieldvalidation::directive(&call.query)?,
+        call.def,
+        &new,
+    )?;
+    super::create::set_namespace(call.def, &mut new, call.ns())?;
+    let manager = field_manager(&call.query, &call.headers);
+    let stored = match current(&call.state, call.def, call.ns(), call.name()) {
+        Ok((stored, _)) => stored,
+        Err(e)
+            if e.code() == 404
+                && allows_create_on_update(call.def)
+                && call.subresource.is_none() =>
+        {
+            if let Some(meta) = super::meta::meta_mut(&mut new) {
+                meta.remove("resourceVersion");
+            }
+            let created =
+                super::create::create_object(&call.state, call.def, new, &manager, dry_run, true)
+                    .await?;
+            return Ok(super::fieldvalidation::warn(
+                render(call, 201, &created)?,
+                &warnings,
+            ));
+        }
+        Err(e) => return Err(e),
+    };
+    let updated = update_object(
+        &call.state,
+        Update {
+            def: call.def,
+            current: stored,
+            new,
+            subresource: call.subresource.as_deref(),
+            manager: &manager,
+            dry_run,
+            record: true,
+        },
+    )
+    .await?;
+    Ok(super::fieldvalidation::warn(
+        render(call, 200, &updated.object)?,
+        &warnings,
+    ))
+}

@@ -1,0 +1,276 @@
+//! WATCH (`?watch=1`): a stream of JSON events, one per line.
+//!
+//! * `resourceVersion` unset or `"0"`: synthetic ADDED events for the current
+//!   objects, then changes; a non-zero value: changes after it (410
+//!   `Expired` as an ERROR event when the store no longer has it).
+//! * `sendInitialEvents=true`: the current objects, then a BOOKMARK annotated
+//!   `k8s.io/initial-events-end`.
+//! * `allowWatchBookmarks=true`: periodic BOOKMARK events.
+//! * `timeoutSeconds` (default 1800) ends the stream, so does server
+//!   shutdown and a watcher that falls behind the store (`Lagged`): the
+//!   client re-watches from the last resourceVersion it saw.
+//! * With selectors, an object that stops matching is sent as DELETED and one
+//!   that starts matching as ADDED, like upstream's watch cache (what matched
+//!   at the starting revision comes from the store's history).
+
+use std::collections::{HashSet, VecDeque};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::errors::{ApiError, status_json};
+use super::list::{ReadAt, Selectors, parse_rv};
+use super::meta::set_type;
+use super::negotiate::{Output, output};
+use super::state::{Call, State};
+use crate::discovery;
+use crate::registry::ResourceDef;
+use crate::storage::{Event, EventType, Key, StorageError, StoredObject, WatchItem, WatchStream};
+
+/// Default `timeoutSeconds` (kube-apiserver's `--min-request-timeout`).
+pub const DEFAULT_TIMEOUT_SECONDS: u64 = 1800;
+
+/// The annotation of the BOOKMARK that ends the initial events.
+pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+struct Watcher {
+    state: Arc<State>,
+    def: &'static ResourceDef,
+    output: Output,
+    selectors: Selectors,
+    /// Keys of objects the client currently sees as matching (selectors only).
+    known: HashSet<Key>,
+    pending: VecDeque<Bytes>,
+    stream: Option<WatchStream>,
+    deadline: tokio::time::Instant,
+    /// How long a quiet watch waits before a BOOKMARK (`allowWatchBookmarks`).
+    bookmarks: Option<Duration>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+fn line(value: &Value) -> Bytes {
+    let mut bytes = serde_json::to_vec(value).unwrap_or_default();
+    bytes.push(b'\n');
+    Bytes::from(bytes)
+}
+
+impl Watcher {
+    fn event(&self, ty: &str, object: &StoredObject) -> Option<Bytes> {
+        let mut value = object.value().ok()?;
+        set_type(&mut value, self.def);
+        let value = match self.output {
+            Output::Json => value,
+            Output::Table(include) => discovery::table(
+                self.def,
+                std::slice::from_ref(&value),
+                json!({"resourceVersion": object.revision.to_string()}),
+                include,
+                self.state.clock.now(),
+            ),
+        };
+        Some(line(&json!({"type": ty, "object": value})))
+    }
+
+    fn bookmark(&self, revision: u64, initial_end: bool) -> Bytes {
+        let mut meta = json!({"resourceVersion": revision.to_string()});
+        if initial_end && let Some(m) = meta.as_object_mut() {
+            m.insert("annotations".into(), json!({ INITIAL_EVENTS_END: "true" }));
+        }
+        line(&json!({
+            "type": "BOOKMARK",
+            "object": {"kind": self.def.kind, "apiVersion": self.def.api_version(), "metadata": meta}
+        }))
+    }
+
+    /// The client-visible event for a store event, if any.
+    fn translate(&mut self, e: &Event) -> Option<Bytes> {
+        let object = &e.object;
+        let ty = if self.selectors.is_empty() {
+            match e.event_type {
+                EventType::Added => "ADDED",
+                EventType::Modified => "MODIFIED",
+                EventType::Deleted => "DELETED",
+            }
+        } else {
+            let matches = self.selectors.matches(object);
+            let key = object.key.clone();
+            match (e.event_type, matches) {
+                (EventType::Deleted, _) => {
+                    if self.known.remove(&key) || matches {
+                        "DELETED"
+                    } else {
+                        return None;
+                    }
+                }
+                (_, true) => {
+                    if self.known.insert(key) {
+                        "ADDED"
+                    } else {
+                        "MODIFIED"
+                    }
+                }
+                (_, false) => {
+                    if self.known.remove(&key) {
+                        "DELETED"
+                    } else {
+                        return None;
+                    }
+                }
+            }
+        };
+        self.event(ty, object)
+    }
+
+    async fn next_chunk(&mut self) -> Option<Bytes> {
+        if let Some(b) = self.pending.pop_front() {
+            return Some(b);
+        }
+        loop {
+            let deadline = self.deadline;
+            let bookmarks = self.bookmarks;
+            let stream = self.stream.as_mut()?;
+            let shutdown = &mut self.shutdown;
+            let next = async {
+                match bookmarks {
+                    // The store reports progress when no change came in time.
+                    Some(every) => stream.next_or_progress(every).await,
+                    None => stream.next().await.map(WatchItem::Event),
+                }
+            };
+            let wake = tokio::select! {
+                biased;
+                _ = shutdown.changed() => Wake::Stop,
+                _ = tokio::time::sleep_until(deadline) => Wake::Stop,
+                item = next => Wake::Item(item),
+            };
+            match wake {
+                Wake::Stop => return None,
+                Wake::Item(Ok(WatchItem::Progress(revision))) => {
+                    return Some(self.bookmark(revision, false));
+                }
+                Wake::Item(Ok(WatchItem::Event(e))) => {
+                    if let Some(b) = self.translate(&e) {
+                        return Some(b);
+                    }
+                }
+                Wake::Item(Err(e)) => {
+                    tracing::debug!(resource = self.def.plural, error = %e, "watch ended by the store");
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+enum Wake {
+    Stop,
+    Item(Result<WatchItem, crate::storage::WatchError>),
+}
+
+/// `GET …?watch=1`.
+pub async fn watch(call: &Call) -> Result<Response, ApiError> {
+    let out = output(&call.headers, &call.query)?;
+    let selectors = Selectors::of(call)?;
+    let rv = call.query.non_empty("resourceVersion");
+    let at = match rv {
+        None => ReadAt::Latest,
+        Some("0") => ReadAt::Any,
+        Some(v) => ReadAt::NotOlderThan(parse_rv(v)?),
+    };
+    let send_initial = match call.query.get("sendInitialEvents") {
+        None => None,
+        Some(_) => Some(call.query.flag("sendInitialEvents")?),
+    };
+    let bookmarks_allowed = call.query.flag("allowWatchBookmarks")?;
+    let timeout = call
+        .query
+        .int("timeoutSeconds")?
+        .and_then(|t| u64::try_from(t).ok())
+        .filter(|t| *t > 0)
+        .unwrap_or(DEFAULT_TIMEOUT_SECONDS);
+    let state = call.state.clone();
+    let prefix = call.def.prefix(call.ns());
+    let initial = matches!(
+        (at, send_initial),
+        (_, Some(true)) | (ReadAt::Latest | ReadAt::Any, None)
+    );
+    let mut watcher = Watcher {
+        state: state.clone(),
+        def: call.def,
+        output: out,
+        selectors,
+        known: HashSet::new(),
+        pending: VecDeque::new(),
+        stream: None,
+        deadline: tokio::time::Instant::now() + Duration::from_secs(timeout),
+        bookmarks: None,
+        shutdown: state.shutdown.clone(),
+    };
+    let (current, revision) = state.store.list(&prefix);
+    if !watcher.selectors.is_empty() {
+        // What the client sees at the watch's start: the current objects for
+        // an initial list, else the objects as they were at its revision.
+        let seen = match at {
+            ReadAt::NotOlderThan(v) | ReadAt::Exact(v) if !initial && v <= revision => state
+                .store
+                .list_at(&prefix, v)
+                .map(|(items, _)| items)
+                .unwrap_or_default(),
+            _ => current.clone(),
+        };
+        watcher.known = seen
+            .iter()
+            .filter(|o| watcher.selectors.matches(o))
+            .map(|o| o.key.clone())
+            .collect();
+    }
+    let since = if initial {
+        for o in current.iter().filter(|o| watcher.selectors.matches(o)) {
+            if let Some(b) = watcher.event("ADDED", o) {
+                watcher.pending.push_back(b);
+            }
+        }
+        if send_initial == Some(true) && bookmarks_allowed {
+            let b = watcher.bookmark(revision, true);
+            watcher.pending.push_back(b);
+        }
+        Some(revision)
+    } else {
+        match at {
+            ReadAt::NotOlderThan(v) | ReadAt::Exact(v) => Some(v),
+            ReadAt::Latest | ReadAt::Any => None,
+        }
+    };
+    match state.store.watch(prefix, since) {
+        Ok(stream) => watcher.stream = Some(stream),
+        Err(StorageError::Expired { requested, oldest }) => {
+            let status = super::errors::expired(requested, oldest);
+            watcher.pending.push_back(line(&json!({
+                "type": "ERROR",
+                "object": status_json(&status.status),
+            })));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    if bookmarks_allowed {
+        watcher.bookmarks = Some(state.bookmark_interval);
+    }
+    tracing::debug!(resource = call.def.plural, namespace = ?call.namespace, ?since, "watch started");
+    let stream = futures_util::stream::unfold(watcher, |mut w| async move {
+        w.next_chunk()
+            .await
+            .map(|b| (Ok::<Bytes, Infallible>(b), w))
+    });
+    let mut resp = Body::from_stream(stream).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Ok(resp)
+}

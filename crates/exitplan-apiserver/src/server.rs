@@ -1,0 +1,185 @@
+//! The server: state, router, bootstrap and serving.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use exitplan_apiserver::server::Server;
+//! use exitplan_apiserver::storage::Store;
+//! let server = Server::builder().store(Store::in_memory()?).build().await?;
+//! let client = kube::Client::new(server.router(), "default");
+//! # Ok(()) }
+//! ```
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use serde_json::json;
+
+use crate::clock::{SharedClock, SystemClock};
+use crate::registry::find;
+use crate::rest::State;
+use crate::rest::create::create_object;
+use crate::storage::{StorageError, Store};
+
+/// Namespaces every cluster has, created at first start.
+pub const SYSTEM_NAMESPACES: &[&str] =
+    &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Default interval between BOOKMARK events of a watch.
+pub const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// No store was given.
+    #[error("the server needs a store")]
+    NoStore,
+    /// Storage failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// Bootstrapping an object failed.
+    #[error("bootstrap failed: {0}")]
+    Bootstrap(String),
+}
+
+/// Builds a [`Server`].
+#[derive(Debug, Default)]
+pub struct ServerBuilder {
+    store: Option<Store>,
+    clock: Option<SharedClock>,
+    token: Option<String>,
+    bookmark_interval: Option<Duration>,
+}
+
+impl ServerBuilder {
+    /// The store to serve (required).
+    pub fn store(mut self, store: Store) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The clock (default: the system clock).
+    pub fn clock(mut self, clock: SharedClock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Require `Authorization: Bearer <token>` on every request but health
+    /// checks (default: no authentication, for in-process clients).
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// How often watches with `allowWatchBookmarks` get a BOOKMARK.
+    pub fn bookmark_interval(mut self, every: Duration) -> Self {
+        self.bookmark_interval = Some(every);
+        self
+    }
+
+    /// Builds the server and creates the system namespaces if missing.
+    pub async fn build(self) -> Result<Server, ServerError> {
+        let store = self.store.ok_or(ServerError::NoStore)?;
+        let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
+        let state = Arc::new(State {
+            store,
+            clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
+            token: self.token,
+            shutdown,
+            bookmark_interval: self.bookmark_interval.unwrap_or(DEFAULT_BOOKMARK_INTERVAL),
+        });
+        let server = Server {
+            state,
+            shutdown: Arc::new(shutdown_tx),
+        };
+        server.bootstrap().await?;
+        Ok(server)
+    }
+}
+
+/// A Kubernetes-compatible API server over one store.
+#[derive(Debug, Clone)]
+pub struct Server {
+    state: Arc<State>,
+    shutdown: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Server {
+    /// A builder.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
+
+    /// The HTTP API as an axum router: serve it over TCP or hand it to
+    /// `kube::Client::new(router, namespace)` in-process.
+    pub fn router(&self) -> Router {
+        crate::rest::router::router(self.state.clone())
+    }
+
+    /// The store served.
+    pub fn store(&self) -> &Store {
+        &self.state.store
+    }
+
+    /// Ends every open watch; used on shutdown.
+    pub fn shutdown(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    async fn bootstrap(&self) -> Result<(), ServerError> {
+        let Some(def) = find("", "v1", "namespaces") else {
+            return Ok(());
+        };
+        for ns in SYSTEM_NAMESPACES {
+            if self.state.store.get(&def.key(None, ns)).is_some() {
+                continue;
+            }
+            let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+            match create_object(&self.state, def, obj, "kube-apiserver", false, true).await {
+                Ok(_) => tracing::info!(namespace = ns, "created system namespace"),
+                Err(e) if e.reason() == "AlreadyExists" => {}
+                Err(e) => return Err(ServerError::Bootstrap(e.to_string())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Serves HTTP on `listener` until `signal` completes; then stops
+    /// accepting, ends watches and lets in-flight requests finish.
+    pub async fn serve(
+        &self,
+        listener: tokio::net::TcpListener,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let this = self.clone();
+        axum::serve(listener, self.router())
+            .with_graceful_shutdown(async move {
+                signal.await;
+                tracing::info!("shutting down: ending watches, finishing in-flight requests");
+                this.shutdown();
+            })
+            .await
+    }
+
+    /// Serves HTTPS with `config` on `listener` until `signal` completes
+    /// (see [`Server::serve`]).
+    pub async fn serve_tls(
+        &self,
+        listener: tokio::net::TcpListener,
+        config: Arc<rustls::ServerConfig>,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let this = self.clone();
+        axum::serve(
+            crate::tls::TlsListener::new(listener, config),
+            self.router(),
+        )
+        .with_graceful_shutdown(async move {
+            signal.await;
+            tracing::info!("shutting down: ending watches, finishing in-flight requests");
+            this.shutdown();
+        })
+        .await
+    }
+}
