@@ -1,0 +1,304 @@
+//! Informers: a watch-fed cache of one resource, with secondary indexes and
+//! change events that carry both the old and the new object (client-go's
+//! shared informer, on kube-runtime's watcher).
+//!
+//! Controllers register indexes and handlers before [`Informer::run`] starts
+//! the watch; several controllers share one informer per resource, so a
+//! 10,000-pod cluster is cached once.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Debug;
+use std::sync::{Arc, RwLock};
+
+use futures_util::StreamExt;
+use kube::api::Api;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+use kube::{Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use tokio::sync::watch;
+
+/// Where an object lives: namespace (`None` for cluster-scoped) and name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectKey {
+    /// The namespace, for namespaced kinds.
+    pub namespace: Option<String>,
+    /// The name.
+    pub name: String,
+}
+
+impl ObjectKey {
+    /// The key of `obj`.
+    pub fn of<K: Resource>(obj: &K) -> Self {
+        ObjectKey {
+            namespace: obj.meta().namespace.clone(),
+            name: obj.meta().name.clone().unwrap_or_default(),
+        }
+    }
+
+    /// A key from parts.
+    pub fn new(namespace: Option<&str>, name: &str) -> Self {
+        ObjectKey {
+            namespace: namespace.map(str::to_owned),
+            name: name.to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{ns}/{}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
+/// One change seen by an informer.
+#[derive(Debug)]
+pub enum Change<K> {
+    /// A new object.
+    Added(Arc<K>),
+    /// An object changed (its resourceVersion differs).
+    Updated {
+        /// The previous version.
+        old: Arc<K>,
+        /// The new version.
+        new: Arc<K>,
+    },
+    /// An object was deleted (its last known state).
+    Deleted(Arc<K>),
+}
+
+type Indexer<K> = Box<dyn Fn(&K) -> Vec<String> + Send + Sync>;
+type Handler<K> = Box<dyn Fn(&Change<K>) + Send + Sync>;
+
+struct Cache<K> {
+    objects: HashMap<ObjectKey, Arc<K>>,
+    /// index name → value → keys.
+    indexes: HashMap<&'static str, HashMap<String, BTreeSet<ObjectKey>>>,
+}
+
+struct Inner<K> {
+    cache: RwLock<Cache<K>>,
+    indexers: RwLock<Vec<(&'static str, Indexer<K>)>>,
+    handlers: RwLock<Vec<Handler<K>>>,
+    synced: watch::Sender<bool>,
+}
+
+/// A cache of one resource kept current by a watch.
+pub struct Informer<K> {
+    api: Api<K>,
+    inner: Arc<Inner<K>>,
+}
+
+impl<K: Clone> Clone for Informer<K> {
+    fn clone(&self) -> Self {
+        Informer {
+            api: self.api.clone(),
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<K> std::fmt::Debug for Informer<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Informer").finish_non_exhaustive()
+    }
+}
+
+impl<K> Informer<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default,
+{
+    /// An informer over `api` (all namespaces or one, as the `Api` says).
+    pub fn new(api: Api<K>) -> Self {
+        let (synced, _) = watch::channel(false);
+        Informer {
+            api,
+            inner: Arc::new(Inner {
+                cache: RwLock::new(Cache {
+                    objects: HashMap::new(),
+                    indexes: HashMap::new(),
+                }),
+                indexers: RwLock::new(Vec::new()),
+                handlers: RwLock::new(Vec::new()),
+                synced,
+            }),
+        }
+    }
+
+    /// Adds a secondary index: `f` maps an object to its index values.
+    /// Register before [`Informer::run`].
+    pub fn add_index(
+        &self,
+        name: &'static str,
+        f: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) {
+        if let Ok(mut ix) = self.inner.indexers.write() {
+            ix.push((name, Box::new(f)));
+        }
+    }
+
+    /// Adds a change handler (called outside the cache lock, in watch order).
+    /// Register before [`Informer::run`].
+    pub fn on_change(&self, f: impl Fn(&Change<K>) + Send + Sync + 'static) {
+        if let Ok(mut hs) = self.inner.handlers.write() {
+            hs.push(Box::new(f));
+        }
+    }
+
+    /// The cached object at `key`.
+    pub fn get(&self, key: &ObjectKey) -> Option<Arc<K>> {
+        self.inner.cache.read().ok()?.objects.get(key).cloned()
+    }
+
+    /// Every cached object.
+    pub fn list(&self) -> Vec<Arc<K>> {
+        self.inner
+            .cache
+            .read()
+            .map(|c| c.objects.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The cached objects whose index `name` has `value`, in key order.
+    pub fn by_index(&self, name: &str, value: &str) -> Vec<Arc<K>> {
+        let Ok(c) = self.inner.cache.read() else {
+            return Vec::new();
+        };
+        c.indexes
+            .get(name)
+            .and_then(|ix| ix.get(value))
+            .map(|keys| {
+                keys.iter()
+                    .filter_map(|k| c.objects.get(k).cloned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether the first full list has been loaded.
+    pub fn is_synced(&self) -> bool {
+        *self.inner.synced.borrow()
+    }
+
+    /// Waits until the first full list has been loaded.
+    pub async fn wait_synced(&self) {
+        let mut rx = self.inner.synced.subscribe();
+        // An error means the informer was dropped: nothing to wait for.
+        let _ = rx.wait_for(|synced| *synced).await;
+    }
+
+    fn index_values(&self, obj: &K) -> Vec<(&'static str, Vec<String>)> {
+        self.inner
+            .indexers
+            .read()
+            .map(|ix| ix.iter().map(|(name, f)| (*name, f(obj))).collect())
+            .unwrap_or_default()
+    }
+
+    /// Stores `obj` (or removes `key` when `obj` is `None`), keeping the indexes
+    /// current; returns the previous version.
+    fn store(&self, key: &ObjectKey, obj: Option<Arc<K>>) -> Option<Arc<K>> {
+        let new_values = obj.as_ref().map(|o| self.index_values(o));
+        let old = self.inner.cache.read().ok()?.objects.get(key).cloned();
+        let old_values = old.as_ref().map(|o| self.index_values(o));
+        let mut c = self.inner.cache.write().ok()?;
+        for (name, values) in old_values.into_iter().flatten() {
+            let ix = c.indexes.entry(name).or_default();
+            for v in values {
+                if let Some(keys) = ix.get_mut(&v) {
+                    keys.remove(key);
+                    if keys.is_empty() {
+                        ix.remove(&v);
+                    }
+                }
+            }
+        }
+        for (name, values) in new_values.into_iter().flatten() {
+            let ix = c.indexes.entry(name).or_default();
+            for v in values {
+                ix.entry(v).or_default().insert(key.clone());
+            }
+        }
+        match obj {
+            Some(o) => c.objects.insert(key.clone(), o),
+            None => c.objects.remove(key),
+        }
+    }
+
+    fn emit(&self, change: &Change<K>) {
+        if let Ok(hs) = self.inner.handlers.read() {
+            for h in hs.iter() {
+                h(change);
+            }
+        }
+    }
+
+    fn apply(&self, obj: K) {
+        let key = ObjectKey::of(&obj);
+        let new = Arc::new(obj);
+        match self.store(&key, Some(new.clone())) {
+            None => self.emit(&Change::Added(new)),
+            Some(old) if old.resource_version() == new.resource_version() => {}
+            Some(old) => self.emit(&Change::Updated { old, new }),
+        }
+    }
+
+    fn delete(&self, obj: K) {
+        let key = ObjectKey::of(&obj);
+        let last = self.store(&key, None).unwrap_or_else(|| Arc::new(obj));
+        self.emit(&Change::Deleted(last));
+    }
+
+    /// Replaces the cache after a (re-)list, emitting the differences.
+    fn replace(&self, listed: HashMap<ObjectKey, K>) {
+        let gone: Vec<ObjectKey> = self
+            .inner
+            .cache
+            .read()
+            .map(|c| {
+                c.objects
+                    .keys()
+                    .filter(|k| !listed.contains_key(*k))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        for key in gone {
+            if let Some(last) = self.store(&key, None) {
+                self.emit(&Change::Deleted(last));
+            }
+        }
+        for (_, obj) in listed {
+            self.apply(obj);
+        }
+        self.inner.synced.send_replace(true);
+    }
+
+    /// Runs the watch until the stream ends (it retries with back-off on errors).
+    pub async fn run(self) {
+        let mut stream = watcher::watcher(self.api.clone(), watcher::Config::default())
+            .default_backoff()
+            .boxed();
+        let mut listing: Option<HashMap<ObjectKey, K>> = None;
+        while let Some(event) = stream.next().await {
+            match event {
+                Ok(Event::Init) => listing = Some(HashMap::new()),
+                Ok(Event::InitApply(obj)) => {
+                    if let Some(l) = listing.as_mut() {
+                        l.insert(ObjectKey::of(&obj), obj);
+                    }
+                }
+                Ok(Event::InitDone) => self.replace(listing.take().unwrap_or_default()),
+                Ok(Event::Apply(obj)) => self.apply(obj),
+                Ok(Event::Delete(obj)) => self.delete(obj),
+                Err(e) => {
+                    tracing::warn!(kind = K::kind(&Default::default()).as_ref(), error = %e, "watch failed; retrying")
+                }
+            }
+        }
+    }
+}
