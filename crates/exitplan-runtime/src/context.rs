@@ -77,6 +77,8 @@ pub struct Context {
     pub clock: SharedClock,
     /// Shared informers.
     pub informers: Informers,
+    /// The process's metrics registry.
+    pub metrics: crate::metrics::Metrics,
 }
 
 impl std::fmt::Debug for Context {

@@ -17,10 +17,12 @@
 //! * [`controllers`] — evictionrequest-controller, imperative evictor,
 //!   disruption controller, garbage collector.
 //! * [`cluster`] — the simulated scheduler and nodes.
+//! * [`metrics`] — the controllers' Prometheus metrics (§9).
 
 pub mod cluster;
 pub mod context;
 pub mod controllers;
 pub mod informer;
+pub mod metrics;
 pub mod queue;
 pub mod runtime;
