@@ -97,6 +97,7 @@ impl Context {
             client,
             clock,
             informers,
+            metrics: crate::metrics::Metrics::new(),
         }
     }
 
