@@ -157,6 +157,9 @@ impl Sim<'_> {
                     Transition::Ready,
                 );
             }
+            if let Some(at) = self.script.exit_at(&c.name).filter(|at| *at >= started) {
+                consider(at, i, Transition::Exit(self.script.exit_code(&c.name)));
+            }
             if let Some(run) = self.script.run(&c.name, c.init) {
                 consider(
                     add(started, run),

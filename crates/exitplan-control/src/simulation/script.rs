@@ -7,6 +7,7 @@
 //! | `sim.exitplan.io/stop` | how long a container takes to exit after SIGTERM | `0s` |
 //! | `sim.exitplan.io/sigterm-exit-code` | exit code after SIGTERM (a container still running at the end of the grace period is killed: `137`) | `143` |
 //! | `sim.exitplan.io/ready-after` | how long after starting a container reports ready | `0s` |
+//! | `sim.exitplan.io/exit-at` | an instant (RFC 3339) at which a running container exits on its own (with `exit-code`), whatever `run` says — how a scenario makes a pod fail "now" | none |
 //!
 //! Each key may be suffixed with `.<container name>` to apply to one
 //! container only (init containers included): `sim.exitplan.io/exit-code.main: "42"`.
@@ -30,6 +31,8 @@ pub const STOP: &str = "stop";
 pub const SIGTERM_EXIT_CODE: &str = "sigterm-exit-code";
 /// Annotation: delay before a container reports ready.
 pub const READY_AFTER: &str = "ready-after";
+/// Annotation: an instant at which a running container exits on its own.
+pub const EXIT_AT: &str = "exit-at";
 
 /// Exit code of a container stopped by SIGTERM (128 + 15).
 pub const EXIT_SIGTERM: i32 = 143;
@@ -96,6 +99,12 @@ impl PodScript {
             .unwrap_or(EXIT_SIGTERM)
     }
 
+    /// The instant at which `container` exits on its own, if scripted.
+    pub fn exit_at(&self, container: &str) -> Option<jiff::Timestamp> {
+        self.raw(EXIT_AT, container)
+            .and_then(|v| v.trim().parse().ok())
+    }
+
     /// How long after starting `container` reports ready.
     pub fn ready_after(&self, container: &str) -> SignedDuration {
         self.duration(READY_AFTER, container)
@@ -115,6 +124,7 @@ impl PodScript {
                         .parse::<SignedDuration>()
                         .is_ok_and(|d| !d.is_negative()),
                     EXIT_CODE | SIGTERM_EXIT_CODE => v.trim().parse::<i32>().is_ok(),
+                    EXIT_AT => v.trim().parse::<jiff::Timestamp>().is_ok(),
                     _ => false,
                 };
                 !ok

@@ -411,3 +411,24 @@ fn the_scheduler_picks_a_ready_schedulable_node_with_room() {
         None
     );
 }
+
+#[test]
+fn exit_at_makes_a_running_container_exit_at_that_instant() {
+    let at40 = at(40).to_string();
+    let script = [
+        ("sim.exitplan.io/exit-at.main", at40.as_str()),
+        ("sim.exitplan.io/exit-code.main", "42"),
+    ];
+    let p = applied(
+        pod(&script, "Never", &[]),
+        &sync_pod(&pod(&script, "Never", &[]), t0()),
+    );
+    assert_eq!(
+        sync_pod(&p, at(10)).requeue_after,
+        Some(SignedDuration::from_secs(30))
+    );
+    let p = applied(p.clone(), &sync_pod(&p, at(50)));
+    assert_eq!(phase(&p), "Failed");
+    assert_eq!(main_state(&p).0, Some(42));
+    assert_eq!(main_state(&p).1, Some(at(40)));
+}
