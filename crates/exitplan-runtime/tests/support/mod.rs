@@ -1,0 +1,171 @@
+//! Shared helpers of the runtime tests: the embedded API server in-process
+//! (in-memory store, a clock that follows tokio time), a kube-rs client on its
+//! router, and the chosen components running against it — all under tokio's
+//! paused clock, so minutes of controller time pass in microseconds.
+//!
+//! Use with `#[tokio::test(start_paused = true)]`.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use kube::api::{Api, PostParams};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use exitplan_apiserver::server::Server;
+use exitplan_apiserver::storage::Store;
+use exitplan_clock::{SharedClock, TokioClock};
+use exitplan_runtime::context::Context;
+use exitplan_runtime::runtime::{Component, Runtime, RuntimeConfig};
+
+/// The instant every test cluster starts at.
+pub const START: &str = "2026-11-29T10:00:00Z";
+
+/// An embedded API server with components running against it.
+pub struct Cluster {
+    /// The API server (in-process).
+    pub server: Server,
+    /// A client on the server's router.
+    pub client: kube::Client,
+    /// The one clock (server and components).
+    pub clock: SharedClock,
+    config: RuntimeConfig,
+    runtime: Option<Runtime>,
+    /// The context of the running components (their informers).
+    pub ctx: Context,
+}
+
+impl Cluster {
+    /// A server, plus `components` and simulated `nodes` running against it.
+    pub async fn start(components: &[Component], nodes: &[&str]) -> Cluster {
+        let clock: SharedClock =
+            Arc::new(TokioClock::starting_at(START.parse().expect("start time")));
+        let server = Server::builder()
+            .store(Store::in_memory().expect("store"))
+            .clock(clock.clone())
+            .build()
+            .await
+            .expect("server");
+        let client = kube::Client::new(server.router(), "default");
+        let config = RuntimeConfig {
+            components: components.iter().copied().collect(),
+            nodes: nodes.iter().map(|n| (*n).to_owned()).collect(),
+        };
+        let ctx = Context::new(client.clone(), clock.clone());
+        let runtime = Some(Runtime::start(ctx.clone(), config.clone()).await);
+        Cluster {
+            server,
+            client,
+            clock,
+            config,
+            runtime,
+            ctx,
+        }
+    }
+
+    /// Stops every component (the server keeps running).
+    pub async fn stop_components(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown().await;
+        }
+    }
+
+    /// Stops the components and starts them again from scratch (new caches,
+    /// queues and in-memory state), as a restarted controller process would.
+    pub async fn restart_components(&mut self) {
+        self.stop_components().await;
+        self.ctx = Context::new(self.client.clone(), self.clock.clone());
+        self.runtime = Some(Runtime::start(self.ctx.clone(), self.config.clone()).await);
+    }
+
+    /// The clock's reading.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// Virtual time since the cluster started.
+    pub fn elapsed(&self) -> Duration {
+        let start: Timestamp = START.parse().expect("start time");
+        Duration::try_from(self.now().duration_since(start)).unwrap_or_default()
+    }
+
+    /// A namespaced API in `default`.
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        Api::default_namespaced(self.client.clone())
+    }
+
+    /// A cluster-scoped API.
+    pub fn cluster_api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::ClusterResourceScope>,
+        K::DynamicType: Default,
+    {
+        Api::all(self.client.clone())
+    }
+
+    /// Creates the namespaced `obj` (JSON) in its namespace (default: `default`).
+    pub async fn create<K>(&self, obj: serde_json::Value) -> K
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + DeserializeOwned
+            + Serialize
+            + std::fmt::Debug,
+        K::DynamicType: Default,
+    {
+        let obj: K = serde_json::from_value(obj).expect("object");
+        let ns = obj
+            .meta()
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        Api::<K>::namespaced(self.client.clone(), &ns)
+            .create(&PostParams::default(), &obj)
+            .await
+            .expect("create")
+    }
+
+    /// Creates the cluster-scoped `obj` (JSON).
+    pub async fn create_cluster<K>(&self, obj: serde_json::Value) -> K
+    where
+        K: kube::Resource<Scope = k8s_openapi::ClusterResourceScope>
+            + Clone
+            + DeserializeOwned
+            + Serialize
+            + std::fmt::Debug,
+        K::DynamicType: Default,
+    {
+        let obj: K = serde_json::from_value(obj).expect("object");
+        Api::<K>::all(self.client.clone())
+            .create(&PostParams::default(), &obj)
+            .await
+            .expect("create")
+    }
+}
+
+/// Polls `check` every second of virtual time until it returns `Some`, for at
+/// most `limit`; panics with `what` (and the last value seen, via `check`'s own
+/// message) if it never does.
+pub async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = tokio::time::Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        if start.elapsed() >= limit {
+            panic!("timed out after {limit:?} (virtual time) waiting for: {what}");
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
