@@ -30,6 +30,9 @@ enum Command {
     Explain(cmd::explain::ExplainCommand),
     /// Run the embedded Kubernetes-compatible API server (durable, with a kubeconfig).
     Up(cmd::up::UpArgs),
+    /// Print benchmark figures (`bench apiserver`); build with --release.
+    #[command(subcommand)]
+    Bench(cmd::bench::BenchCommand),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +41,12 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Up(args) => {
             return cmd::up::run(args).unwrap_or_else(|e| {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            });
+        }
+        Command::Bench(cmd) => {
+            return cmd::bench::run(cmd).unwrap_or_else(|e| {
                 eprintln!("error: {e:#}");
                 ExitCode::FAILURE
             });

@@ -1,6 +1,7 @@
 //! `exitplan up` end to end: starts on a free port, writes a private
 //! kubeconfig (CA and token), serves HTTPS, authenticates, restarts with the
-//! same token and CA, and stops cleanly on SIGTERM.
+//! same token and CA, and stops cleanly on SIGTERM; killed with SIGKILL while
+//! clients write, it comes back with every acknowledged object.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -44,6 +45,19 @@ fn start(data: &Path, kubeconfig: &Path) -> (Child, String) {
 
 /// A raw HTTP/1.1 GET over TLS trusting `ca_pem`: the status code and the response.
 fn get(addr: &str, ca_pem: &str, path: &str, token: Option<&str>) -> (u16, String) {
+    request(addr, ca_pem, "GET", path, token, None).expect("GET")
+}
+
+/// A raw HTTP/1.1 request over TLS trusting `ca_pem` (one connection each):
+/// the status code and the response, or an error when the server is gone.
+fn request(
+    addr: &str,
+    ca_pem: &str,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> std::io::Result<(u16, String)> {
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();
     for cert in rustls::pki_types::CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
@@ -59,16 +73,24 @@ fn get(addr: &str, ca_pem: &str, path: &str, token: Option<&str>) -> (u16, Strin
     let name = rustls::pki_types::ServerName::try_from("127.0.0.1").expect("name");
     let mut conn =
         rustls::ClientConnection::new(std::sync::Arc::new(config), name).expect("tls client");
-    let mut sock = TcpStream::connect(addr).expect("connect");
+    let mut sock = TcpStream::connect(addr)?;
     let mut s = rustls::Stream::new(&mut conn, &mut sock);
     let auth = token
         .map(|t| format!("Authorization: Bearer {t}\r\n"))
         .unwrap_or_default();
+    let body = body.unwrap_or_default();
+    let content = if body.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        )
+    };
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
-    )
-    .expect("write");
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}{content}Connection: close\r\n\r\n{body}"
+    )?;
     let mut resp = Vec::new();
     // The server may close without close_notify; keep what was read.
     let _ = s.read_to_end(&mut resp);
@@ -77,8 +99,22 @@ fn get(addr: &str, ca_pem: &str, path: &str, token: Option<&str>) -> (u16, Strin
         .split(' ')
         .nth(1)
         .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {resp:?}"));
-    (code, resp)
+        .ok_or_else(|| std::io::Error::other(format!("no status line in {resp:?}")))?;
+    Ok((code, resp))
+}
+
+/// The resourceVersion in a JSON response.
+fn resource_version(resp: &str) -> u64 {
+    let body = resp.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(body.trim()).unwrap_or_else(|e| {
+        // Chunked bodies: the JSON is between the chunk-size lines.
+        let joined: String = body.lines().filter(|l| l.starts_with('{')).collect();
+        serde_json::from_str(&joined).unwrap_or_else(|_| panic!("not JSON ({e}): {resp}"))
+    });
+    v["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("no resourceVersion in {resp}"))
 }
 
 fn stop(mut child: Child) {
@@ -131,6 +167,99 @@ fn up_serves_with_a_private_kubeconfig_and_stops_on_sigterm() {
     assert_eq!(ca_again, ca, "the CA is kept");
     let (code, _) = get(&addr, &ca, "/api/v1/namespaces/kube-system", Some(&token));
     assert_eq!(code, 200);
+    stop(child);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writers create pods as fast as they can; the server is SIGKILLed mid-stream.
+/// After a restart every acknowledged (201) pod is there with the
+/// resourceVersion it was acknowledged with, and the revision sequence goes on
+/// above every acknowledged one.
+#[cfg(unix)]
+#[test]
+fn up_killed_with_sigkill_keeps_every_acknowledged_write() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    const WRITERS: usize = 4;
+    const KILL_AFTER: usize = 150;
+    let dir = temp_dir("crash");
+    let data = dir.join("data");
+    let kubeconfig = dir.join("kubeconfig");
+    let (mut child, addr) = start(&data, &kubeconfig);
+    let token = std::fs::read_to_string(data.join("token")).expect("token");
+    let token = token.trim().to_owned();
+    let ca = std::fs::read_to_string(data.join("ca.crt")).expect("ca");
+
+    let acked: Arc<Mutex<Vec<(String, u64)>>> = Arc::default();
+    let stop_writing = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let (acked, stop_writing) = (acked.clone(), stop_writing.clone());
+            let (addr, ca, token) = (addr.clone(), ca.clone(), token.clone());
+            std::thread::spawn(move || {
+                let mut last = 0;
+                for i in 0.. {
+                    if stop_writing.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let name = format!("w{w}-{i}");
+                    let body = format!(
+                        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}"}},"spec":{{"containers":[{{"name":"c","image":"i"}}]}}}}"#
+                    );
+                    let path = "/api/v1/namespaces/default/pods";
+                    match request(&addr, &ca, "POST", path, Some(&token), Some(&body)) {
+                        Ok((201, resp)) => {
+                            let rv = resource_version(&resp);
+                            assert!(rv > last, "one client's acknowledged revisions increase");
+                            last = rv;
+                            acked.lock().expect("lock").push((name, rv));
+                        }
+                        // The server died mid-request: not acknowledged.
+                        Ok(_) | Err(_) => break,
+                    }
+                }
+            })
+        })
+        .collect();
+    while acked.lock().expect("lock").len() < KILL_AFTER {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("wait");
+    stop_writing.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().expect("writer");
+    }
+    let acked = acked.lock().expect("lock").clone();
+    assert!(acked.len() >= KILL_AFTER);
+
+    let (child, addr) = start(&data, &kubeconfig);
+    for (name, rv) in &acked {
+        let (code, resp) = get(
+            &addr,
+            &ca,
+            &format!("/api/v1/namespaces/default/pods/{name}"),
+            Some(&token),
+        );
+        assert_eq!(code, 200, "acknowledged pod {name} survived: {resp}");
+        assert_eq!(resource_version(&resp), *rv, "{name} as acknowledged");
+    }
+    let highest = acked.iter().map(|(_, rv)| *rv).max().unwrap_or(0);
+    let body = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"after-restart"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#;
+    let (code, resp) = request(
+        &addr,
+        &ca,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        Some(&token),
+        Some(body),
+    )
+    .expect("create after restart");
+    assert_eq!(code, 201, "{resp}");
+    assert!(
+        resource_version(&resp) > highest,
+        "the revision sequence continues above every acknowledged write"
+    );
     stop(child);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod bench;
 pub mod explain;
 pub mod up;
 pub mod validate;

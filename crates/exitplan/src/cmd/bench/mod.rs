@@ -1,0 +1,24 @@
+//! `exitplan bench …`: benchmarks that print figures (they assert nothing;
+//! speed and memory targets are checked by reading these, never by timed
+//! assertions in tests). Build with `--release` for meaningful figures.
+
+pub mod apiserver;
+mod measure;
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+/// The benchmarks.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// The embedded API server: durable creates/s, LIST, watch fan-out, RSS.
+    Apiserver(apiserver::ApiserverArgs),
+}
+
+/// Runs one benchmark.
+pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        BenchCommand::Apiserver(args) => apiserver::run(args),
+    }
+}
