@@ -470,8 +470,10 @@ impl Collector {
         for &j in &plan.delete {
             if let Some((d, dkey, m)) = found.get(j) {
                 tracing::info!(owner = %key, dependent = %dkey, "deleting dependent in the foreground");
+                // Background for the dependent itself: a kind the collector
+                // does not finalize as an owner must not get a finalizer.
                 let dp = DeleteParams {
-                    propagation_policy: Some(PropagationPolicy::Foreground),
+                    propagation_policy: Some(PropagationPolicy::Background),
                     preconditions: Some(Preconditions {
                         uid: m.uid.clone(),
                         resource_version: None,
