@@ -453,3 +453,100 @@ async fn attempts_survive_a_restart_only_in_the_message() {
         "a fresh process counts its own failures: {metrics}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_budget_still_being_processed_suggests_a_delay() {
+    // No disruption controller: the budget's status never observes its
+    // generation, and the server answers 429 with Retry-After 10 s.
+    let cluster = Cluster::start(&[Component::ImperativeEvictor], &[]).await;
+    let seen = record(&cluster);
+    let pod = ready_pod(&cluster, "web-0", 30).await;
+    let _: PodDisruptionBudget = cluster
+        .create(json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}
+        }))
+        .await;
+    let _ = activated_eviction(&cluster, &pod).await;
+    let started = cluster.elapsed();
+    wait_message(&seen, "(attempts=4)", Duration::from_secs(120)).await;
+    let all = snapshot(&seen);
+    let first = all
+        .iter()
+        .find(|s| recorded_attempts(s.message()) == 1)
+        .expect("attempt 1");
+    assert!(
+        first.message().ends_with(
+            "failed (attempts=1): Cannot evict pod as it would violate the pod's disruption budget."
+        ),
+        "{}",
+        first.message()
+    );
+    let writes: Vec<(u64, u64)> = all
+        .iter()
+        .map(|s| ((s.at - started).as_secs(), recorded_attempts(s.message())))
+        .collect();
+    // The suggested 10 s beats the 5 s back-off once; 20 s beats it after.
+    assert_eq!(writes, [(0, 0), (0, 1), (10, 2), (20, 3), (40, 4)]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_canceled_responder_stops_retrying() {
+    let cluster = Cluster::start(&[Component::ImperativeEvictor, Component::Disruption], &[]).await;
+    let seen = record(&cluster);
+    let pod = ready_pod(&cluster, "web-0", 30).await;
+    let _: PodDisruptionBudget = cluster
+        .create(json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}
+        }))
+        .await;
+    let pdbs = cluster.api::<PodDisruptionBudget>();
+    eventually("PDB status written", Duration::from_secs(10), || async {
+        let s = pdbs.get("web").await.expect("pdb").status?;
+        (s.current_healthy == Some(1)).then_some(())
+    })
+    .await;
+    let _ = activated_eviction(&cluster, &pod).await;
+    wait_message(&seen, "(attempts=2)", Duration::from_secs(60)).await;
+    // The evictionrequest-controller cancels (no requester with intent
+    // Eviction left): the responder is Canceled, Failed=True.
+    let now = cluster.now().to_string();
+    cluster
+        .api::<Eviction>()
+        .patch_status(
+            EVICTION,
+            &PatchParams::apply("evictionrequest-controller").force(),
+            &Patch::Apply(json!({
+                "apiVersion": "lifecycle.k8s.io/v1alpha1", "kind": "Eviction",
+                "metadata": {"name": EVICTION, "namespace": "default"},
+                "status": {
+                    "observedGeneration": 1,
+                    "conditions": [
+                        {"type": "TargetEvicted", "status": "False", "reason": "AwaitingEviction",
+                         "message": "", "lastTransitionTime": now, "observedGeneration": 1},
+                        {"type": "Failed", "status": "True", "reason": "CanceledDueToNoRequesters",
+                         "message": "No active requesters with eviction intent.",
+                         "lastTransitionTime": now, "observedGeneration": 1}
+                    ],
+                    "targetResponders": [{"name": EVICTOR, "priority": 100, "state": "Canceled"}]
+                }
+            })),
+        )
+        .await
+        .expect("cancel");
+    let before = snapshot(&seen).len();
+    tokio::time::sleep(Duration::from_secs(20 * 60)).await;
+    let after = snapshot(&seen);
+    assert_eq!(after.len(), before, "no write after the cancel: {after:?}");
+    assert_eq!(
+        after.last().map(|s| recorded_attempts(s.message())),
+        Some(2)
+    );
+    let metrics = cluster.ctx.metrics.encode();
+    assert!(metrics.contains("pod=\"web-0\"} 2"), "{metrics}");
+    let pod = cluster.api::<Pod>().get("web-0").await.expect("pod");
+    assert!(pod.metadata.deletion_timestamp.is_none());
+}
