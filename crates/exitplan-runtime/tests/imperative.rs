@@ -550,3 +550,51 @@ async fn a_canceled_responder_stops_retrying() {
     let pod = cluster.api::<Pod>().get("web-0").await.expect("pod");
     assert!(pod.metadata.deletion_timestamp.is_none());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_pod_that_terminates_by_itself_completes_the_responder() {
+    let cluster = Cluster::start(&[Component::ImperativeEvictor, Component::Disruption], &[]).await;
+    let seen = record(&cluster);
+    let pod = ready_pod(&cluster, "web-0", 30).await;
+    let _: PodDisruptionBudget = cluster
+        .create(json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}
+        }))
+        .await;
+    let pdbs = cluster.api::<PodDisruptionBudget>();
+    eventually("PDB status written", Duration::from_secs(10), || async {
+        let s = pdbs.get("web").await.expect("pdb").status?;
+        (s.current_healthy == Some(1)).then_some(())
+    })
+    .await;
+    let _ = activated_eviction(&cluster, &pod).await;
+    wait_message(&seen, "(attempts=3)", Duration::from_secs(60)).await;
+    // The container exits: the pod turns Succeeded while the evictor waits
+    // 20 s for its next call; the phase change re-queues it at once.
+    cluster
+        .api::<Pod>()
+        .patch_status(
+            "web-0",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"phase": "Succeeded"}})),
+        )
+        .await
+        .expect("pod status");
+    let terminal_at = cluster.elapsed();
+    let done = wait_message(&seen, "fully terminated", Duration::from_secs(10)).await;
+    assert_eq!(
+        done.message(),
+        "\"web-0\" pod has been fully terminated (pod phase=\"Succeeded\")"
+    );
+    assert_eq!(done.at, terminal_at);
+    assert!(done.entry.completion_time.is_some());
+    tokio::time::sleep(Duration::from_secs(10 * 60)).await;
+    assert_eq!(
+        snapshot(&seen).last().map(Seen::message),
+        Some(done.message())
+    );
+    let metrics = cluster.ctx.metrics.encode();
+    assert!(metrics.contains("pod=\"web-0\"} 3"), "{metrics}");
+}
