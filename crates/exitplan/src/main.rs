@@ -30,6 +30,10 @@ enum Command {
     Explain(cmd::explain::ExplainCommand),
     /// Run the embedded Kubernetes-compatible API server (durable, with a kubeconfig).
     Up(cmd::up::UpArgs),
+    /// Run the evictionrequest-controller and imperative evictor against a cluster, leader-elected.
+    Controller(cmd::controller::ControllerArgs),
+    /// Cordon a node and evict its pods through EvictionRequests, showing progress.
+    Drain(cmd::drain::DrainArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +42,18 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Up(args) => {
             return cmd::up::run(args).unwrap_or_else(|e| {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            });
+        }
+        Command::Controller(args) => {
+            return cmd::controller::run(args).unwrap_or_else(|e| {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            });
+        }
+        Command::Drain(args) => {
+            return cmd::drain::run(args).unwrap_or_else(|e| {
                 eprintln!("error: {e:#}");
                 ExitCode::FAILURE
             });

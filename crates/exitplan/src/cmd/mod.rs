@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+pub mod controller;
+pub mod drain;
 pub mod explain;
 pub mod up;
 pub mod validate;
