@@ -72,6 +72,14 @@ fn dry_run_then_drain_times_out_naming_the_pending_pods() {
         &[("a", "node-1"), ("b", "node-1"), ("c", "node-2")],
     );
 
+    // An unknown node: the server's error, as kubectl shows it.
+    let out = drain(&up, &["nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: getting node nope: Error from server (NotFound): nodes \"nope\" not found\n"
+    );
+
     // --dry-run: says what it would do, changes nothing.
     let out = drain(&up, &["node-1", "--dry-run"]);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -328,6 +328,7 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
     let current = nodes
         .get(node)
         .await
+        .map_err(server_error)
         .with_context(|| format!("getting node {node}"))?;
     let suffix = if args.dry_run { " (dry run)" } else { "" };
     let cordoned = current
@@ -346,6 +347,7 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
                     &Patch::Merge(serde_json::json!({"spec": {"unschedulable": true}})),
                 )
                 .await
+                .map_err(server_error)
                 .with_context(|| format!("cordoning node {node}"))?;
         }
         println!("node/{node} cordoned{suffix}");
@@ -355,6 +357,7 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
     let listed = pods
         .list(&ListParams::default().fields(&format!("spec.nodeName={node}")))
         .await
+        .map_err(server_error)
         .with_context(|| format!("listing the pods of node {node}"))?;
     let targets = plan(node, &listed.items, &args.requester);
 
@@ -380,6 +383,7 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
                 let existing = api
                     .get(t.request_name())
                     .await
+                    .map_err(server_error)
                     .with_context(|| format!("reading EvictionRequest {}", t.request_name()))?;
                 if existing.spec.target == t.request.spec.target {
                     println!(
@@ -396,7 +400,7 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
                 }
             }
             Err(e) => {
-                return Err(e).with_context(|| {
+                return Err(server_error(e)).with_context(|| {
                     format!(
                         "creating EvictionRequest {}/{}",
                         t.namespace,
@@ -475,6 +479,14 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
         eprintln!("error: {c}");
     }
     Ok(ExitCode::FAILURE)
+}
+
+/// kubectl's rendering of a server error: `Error from server (NotFound): …`.
+fn server_error(e: kube::Error) -> anyhow::Error {
+    match e {
+        kube::Error::Api(s) => anyhow::anyhow!("Error from server ({}): {}", s.reason, s.message),
+        e => anyhow::Error::new(e),
+    }
 }
 
 fn humantime(d: Duration) -> String {
