@@ -279,3 +279,85 @@ async fn a_leader_that_sees_another_holder_stops_at_once() {
     assert_eq!(holder(&l), "a");
     assert_eq!(transitions(&l), 1);
 }
+
+/// A client on the cluster's router whose requests hang forever while
+/// `cut` is set: a candidate partitioned from the API server.
+fn partitionable_client(
+    cluster: &Cluster,
+    cut: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> kube::Client {
+    use tower::ServiceExt as _;
+    let router = cluster.server.router();
+    let svc = tower::service_fn(move |req| {
+        let router = router.clone();
+        let cut = cut.clone();
+        async move {
+            if cut.load(std::sync::atomic::Ordering::SeqCst) {
+                std::future::pending::<()>().await;
+            }
+            router.oneshot(req).await
+        }
+    });
+    kube::Client::new(svc, "default")
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_partitioned_leader_stops_before_the_other_takes_over() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cluster = Cluster::start(&[], &[]).await;
+    let cut = Arc::new(AtomicBool::new(false));
+    let elector = LeaderElector::new(
+        Api::namespaced(partitionable_client(&cluster, cut.clone()), "kube-system"),
+        LEASE,
+        "a",
+        LeaderConfig::default(),
+        cluster.clock.clone(),
+    );
+    let a_leading = elector.subscribe();
+    let a_task = tokio::spawn(elector.run(std::future::pending()));
+    let a = Candidate {
+        id: "a",
+        leading: a_leading,
+        task: Some(a_task),
+        stop: None,
+    };
+    let _ = sample(&[&a], Duration::from_secs(3)).await;
+    assert!(a.leads());
+    let mut b = Candidate::start(&cluster, "b");
+    let _ = sample(&[&a, &b], Duration::from_secs(30)).await;
+    assert!(a.leads() && !b.leads());
+
+    // Partition a: its renewals hang. It must stop within the renew deadline
+    // of its last renewal; b must not lead before the lease expired.
+    let last_renew = renew_time(&lease(&cluster).await);
+    cut.store(true, Ordering::SeqCst);
+    let mut a_stopped = None;
+    let mut b_started = None;
+    let end = tokio::time::Instant::now() + Duration::from_secs(40);
+    while tokio::time::Instant::now() < end {
+        assert!(!(a.leads() && b.leads()), "two leaders at once");
+        if a_stopped.is_none() && !a.leads() {
+            a_stopped = Some(cluster.now());
+        }
+        if b_started.is_none() && b.leads() {
+            b_started = Some(cluster.now());
+        }
+        tokio::time::sleep(TICK).await;
+    }
+    let a_stopped = secs(a_stopped.expect("a stops").duration_since(last_renew));
+    let b_started = secs(b_started.expect("b leads").duration_since(last_renew));
+    assert!(
+        a_stopped <= 10.0 + 0.25,
+        "a led {a_stopped} s without renewing"
+    );
+    assert!(
+        b_started >= 15.0,
+        "b took over {b_started} s after the last renewal"
+    );
+    assert!(a_stopped < b_started);
+    let l = lease(&cluster).await;
+    assert_eq!(holder(&l), "b");
+    assert_eq!(transitions(&l), 1);
+    b.stop().await;
+}
