@@ -1,6 +1,6 @@
 //! `exitplan controller` end to end against `exitplan up`: two replicas, one
 //! Lease holder, both serving /healthz and /metrics; SIGTERM on the leader
-//! releases the lease and the standby takes over.
+//! releases the lease and the standby takes over; a deposed leader exits 1.
 
 mod cluster;
 
@@ -98,6 +98,12 @@ fn two_replicas_one_leader_and_failover_on_sigterm() {
         (two, one, one_addr, "one")
     };
     sigterm(stopped);
+    // It released before exiting (no waiting out the 15 s lease).
+    let released = holder(&up).expect("holder");
+    assert!(
+        released.is_empty() || released == standby_id,
+        "released before exit: {released:?}"
+    );
     eventually("the standby takes over", Duration::from_secs(20), || {
         (holder(&up).as_deref() == Some(standby_id) && leads(&standby_addr) == Some(true))
             .then_some(())
@@ -106,10 +112,17 @@ fn two_replicas_one_leader_and_failover_on_sigterm() {
     assert_eq!(lease["spec"]["leaseTransitions"], 1);
     assert_eq!(lease["spec"]["leaseDurationSeconds"], 15);
 
-    sigterm(standby);
-    // The last one released too.
-    let lease = up.get(LEASE).expect("lease");
-    assert_eq!(lease["spec"]["holderIdentity"], "");
-    assert_eq!(lease["spec"]["leaseDurationSeconds"], 1);
+    // Someone else takes the lease: the leader stops at once and exits 1 (a
+    // fresh process campaigns again), leaving the lease to its new holder.
+    let mut taken = lease.clone();
+    taken["spec"]["holderIdentity"] = "intruder".into();
+    let (code, body) = up.request("PUT", LEASE, "application/json", Some(&taken));
+    assert_eq!(code, 200, "{body}");
+    let mut standby = standby;
+    let exit = eventually("the deposed leader exits", Duration::from_secs(20), || {
+        standby.try_wait().expect("wait")
+    });
+    assert_eq!(exit.code(), Some(1), "exits 1 on a lost lease");
+    assert_eq!(holder(&up).as_deref(), Some("intruder"));
     up.stop();
 }
