@@ -420,6 +420,7 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
     };
     let deadline = tokio::time::Instant::now() + args.timeout;
     let mut seen: BTreeMap<(String, String), EvictionRequest> = BTreeMap::new();
+    let mut relist: Option<BTreeMap<(String, String), EvictionRequest>> = None;
     let mut progress = Progress::of(&targets, &seen);
     let all: Api<EvictionRequest> = Api::all(client);
     let mut events = std::pin::pin!(watcher(all, watcher::Config::default()));
@@ -444,15 +445,24 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
                 r.metadata.name.clone().unwrap_or_default(),
             )
         };
+        // A (re)list is buffered and swapped in whole at its end, so the
+        // progress never flickers back to pending.
         match event {
-            watcher::Event::Apply(r) | watcher::Event::InitApply(r) => {
+            watcher::Event::Apply(r) => {
                 seen.insert(key(&r), r);
             }
             watcher::Event::Delete(r) => {
                 seen.remove(&key(&r));
             }
-            watcher::Event::Init => seen.clear(),
-            watcher::Event::InitDone => {}
+            watcher::Event::Init => relist = Some(BTreeMap::new()),
+            watcher::Event::InitApply(r) => {
+                relist.get_or_insert_default().insert(key(&r), r);
+            }
+            watcher::Event::InitDone => {
+                if let Some(listed) = relist.take() {
+                    seen = listed;
+                }
+            }
         }
         progress = Progress::of(&targets, &seen);
     };
