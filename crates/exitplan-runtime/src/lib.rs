@@ -23,6 +23,7 @@ pub mod cluster;
 pub mod context;
 pub mod controllers;
 pub mod informer;
+pub mod leader;
 pub mod metrics;
 pub mod queue;
 pub mod runtime;

@@ -33,6 +33,10 @@ enum Command {
     /// Print benchmark figures (`bench apiserver`); build with --release.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
+    /// Run the evictionrequest-controller and imperative evictor against a cluster, leader-elected.
+    Controller(cmd::controller::ControllerArgs),
+    /// Cordon a node and evict its pods through EvictionRequests, showing progress.
+    Drain(cmd::drain::DrainArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +51,18 @@ fn main() -> ExitCode {
         }
         Command::Bench(cmd) => {
             return cmd::bench::run(cmd).unwrap_or_else(|e| {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            });
+        }
+        Command::Controller(args) => {
+            return cmd::controller::run(args).unwrap_or_else(|e| {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            });
+        }
+        Command::Drain(args) => {
+            return cmd::drain::run(args).unwrap_or_else(|e| {
                 eprintln!("error: {e:#}");
                 ExitCode::FAILURE
             });
