@@ -145,11 +145,14 @@ async fn work(ctx: Context, spec: ResponderSpec, key: ObjectKey) {
         now,
         jiff::SignedDuration::try_from(spec.work).unwrap_or(jiff::SignedDuration::ZERO),
     );
+    // Every apply re-states every field this responder owns: with
+    // server-side apply, a field left out of the next apply is removed.
+    let expected = format_rfc3339(expected);
     report(&ctx, &api, &spec.name, &key.name, |now| {
         json!({
             "name": spec.name,
             "heartbeatTime": now,
-            "expectedCompletionTime": format_rfc3339(expected),
+            "expectedCompletionTime": expected,
             "message": "working",
         })
     })
@@ -167,6 +170,7 @@ async fn work(ctx: Context, spec: ResponderSpec, key: ObjectKey) {
                 json!({
                     "name": spec.name,
                     "heartbeatTime": now,
+                    "expectedCompletionTime": expected,
                     "completionTime": now,
                     "message": "done",
                 })
@@ -175,7 +179,12 @@ async fn work(ctx: Context, spec: ResponderSpec, key: ObjectKey) {
             return;
         }
         report(&ctx, &api, &spec.name, &key.name, |now| {
-            json!({"name": spec.name, "heartbeatTime": now, "message": "working"})
+            json!({
+                "name": spec.name,
+                "heartbeatTime": now,
+                "expectedCompletionTime": expected,
+                "message": "working",
+            })
         })
         .await;
     }

@@ -581,3 +581,169 @@ fn job_parts(old: Option<&Job>, new: &Job) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use exitplan_clock::Clock;
+    use serde_json::json;
+
+    #[derive(Debug)]
+    struct Manual(Mutex<Timestamp>);
+
+    impl Clock for Manual {
+        fn now(&self) -> Timestamp {
+            self.0.lock().map(|t| *t).unwrap_or_default()
+        }
+    }
+
+    const START: &str = "2026-11-29T10:00:00Z";
+
+    fn at(clock: &Manual, secs: i64) {
+        let start: Timestamp = START.parse().expect("start");
+        if let Ok(mut t) = clock.0.lock() {
+            *t = start + jiff::SignedDuration::from_secs(secs);
+        }
+    }
+
+    fn eviction(states: &[(&str, i32, &str)], condition: Option<(&str, &str)>) -> Arc<Eviction> {
+        let trs: Vec<_> = states
+            .iter()
+            .map(|(n, p, s)| json!({"name": n, "priority": p, "state": s}))
+            .collect();
+        let mut conditions = vec![];
+        if let Some((t, r)) = condition {
+            conditions.push(json!({"type": t, "status": "True", "reason": r, "message": "",
+                "lastTransitionTime": "2026-11-29T10:00:00Z"}));
+        }
+        Arc::new(
+            serde_json::from_value(json!({
+                "apiVersion": "lifecycle.k8s.io/v1alpha1",
+                "kind": "Eviction",
+                "metadata": {"name": "pod-1-web-0", "namespace": "default"},
+                "spec": {"target": {"pod": {"name": "web-0", "uid": "u"}}},
+                "status": {"targetResponders": trs, "conditions": conditions},
+            }))
+            .expect("eviction"),
+        )
+    }
+
+    #[test]
+    fn eviction_lines_and_summary() {
+        let clock = Arc::new(Manual(Mutex::new(START.parse().expect("start"))));
+        let rec = Recorder::new(clock.clone(), START.parse().expect("start"));
+        let m = "mover.acme.io/migrate";
+        let ev = "imperative-eviction.k8s.io/evictor";
+        let e0 = eviction(&[], None);
+        at(&clock, 60);
+        rec.eviction_change(&Change::Added(e0.clone()));
+        let e1 = eviction(&[(m, 20000, "Active"), (ev, 100, "Inactive")], None);
+        rec.eviction_change(&Change::Updated {
+            old: e0,
+            new: e1.clone(),
+        });
+        at(&clock, 360);
+        let e2 = eviction(&[(m, 20000, "Completed"), (ev, 100, "Active")], None);
+        rec.eviction_change(&Change::Updated {
+            old: e1,
+            new: e2.clone(),
+        });
+        // A change no line shows (a heartbeat) is still activity.
+        at(&clock, 370);
+        rec.eviction_change(&Change::Updated {
+            old: e2.clone(),
+            new: e2.clone(),
+        });
+        assert_eq!(rec.last_activity(), Duration::from_secs(370));
+        at(&clock, 390);
+        let e3 = eviction(
+            &[(m, 20000, "Completed"), (ev, 100, "Completed")],
+            Some(("TargetEvicted", "PodDeleted")),
+        );
+        rec.eviction_change(&Change::Updated {
+            old: e2,
+            new: e3.clone(),
+        });
+        let lines: Vec<(String, String)> = rec
+            .entries()
+            .into_iter()
+            .map(|e| (e.at, e.message))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("t+1m".into(), "created for pod web-0".into()),
+                (
+                    "t+1m".into(),
+                    format!("responders {m}(20000), {ev}(100); {m} Active")
+                ),
+                ("t+6m".into(), format!("{m} Completed; {ev} Active")),
+                (
+                    "t+6m30s".into(),
+                    format!("{ev} Completed; TargetEvicted (PodDeleted)")
+                ),
+            ]
+        );
+        let summary = rec.summary(Duration::from_secs(3600));
+        assert_eq!(summary.len(), 1);
+        let s = &summary[0];
+        assert_eq!(
+            (s.pod.as_str(), s.eviction.as_str(), s.outcome.as_str()),
+            ("default/web-0", "pod-1-web-0", "TargetEvicted (PodDeleted)")
+        );
+        assert_eq!(s.outcome_at.as_deref(), Some("t+6m30s"));
+        let runs: Vec<_> = s
+            .responders
+            .iter()
+            .map(|r| {
+                (
+                    r.name.as_str(),
+                    r.state.as_str(),
+                    r.started.as_deref(),
+                    r.ended.as_deref(),
+                    r.ran.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                (m, "Completed", Some("t+1m"), Some("t+6m"), Some("5m")),
+                (ev, "Completed", Some("t+6m"), Some("t+6m30s"), Some("30s")),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_active_responder_runs_until_the_end_of_the_run() {
+        let clock = Arc::new(Manual(Mutex::new(START.parse().expect("start"))));
+        let rec = Recorder::new(clock.clone(), START.parse().expect("start"));
+        let e = eviction(&[("a.io/x", 20000, "Active"), ("b.io/y", 100, "Inactive")], None);
+        at(&clock, 120);
+        rec.eviction_change(&Change::Added(e));
+        let s = rec.summary(Duration::from_secs(600));
+        assert_eq!(s[0].outcome, "in progress");
+        assert_eq!(s[0].responders[0].ran.as_deref(), Some("8m"));
+        assert_eq!(s[0].responders[0].ended, None);
+        assert_eq!(s[0].responders[1].started, None);
+        let text = crate::Report {
+            name: "n".into(),
+            file: "f".into(),
+            start: START.into(),
+            seed: 1,
+            nodes: 0,
+            end: "t+10m".into(),
+            stopped: "until".into(),
+            timeline: rec.entries(),
+            summary: s,
+            objects: vec![],
+            errors: vec![],
+        }
+        .to_text();
+        assert!(
+            text.contains("  pod default/web-0 (pod-1-web-0): in progress\n    a.io/x  Active       t+2m .. still active (8m)\n    b.io/y  Inactive     did not run\n"),
+            "{text}"
+        );
+    }
+}
