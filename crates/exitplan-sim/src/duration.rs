@@ -23,7 +23,9 @@ pub fn parse(s: &str) -> Result<Duration, String> {
         }
         let n: u64 = rest[..digits].parse().map_err(|_| bad())?;
         rest = &rest[digits..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let unit = Duration::from_millis(match &rest[..unit_len] {
             "h" => 3_600_000,
             "m" => 60_000,

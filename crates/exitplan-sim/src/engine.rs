@@ -131,7 +131,11 @@ pub async fn run(
             let limit_at = last_step + LIMIT;
             let due = quiet_at.min(limit_at);
             if origin.elapsed() >= due {
-                break if quiet_at <= limit_at { "quiet" } else { "limit" };
+                break if quiet_at <= limit_at {
+                    "quiet"
+                } else {
+                    "limit"
+                };
             }
             tokio::time::sleep_until(origin + due).await;
         },
@@ -308,7 +312,11 @@ impl Sim<'_> {
         targets.sort_by_key(|p| (p.metadata.namespace.clone(), p.metadata.name.clone()));
         let mut problems = Vec::new();
         for pod in targets {
-            let ns = pod.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+            let ns = pod
+                .metadata
+                .namespace
+                .clone()
+                .unwrap_or_else(|| "default".into());
             let name = pod.metadata.name.clone().unwrap_or_default();
             let er_name: String = format!("drain-{name}").chars().take(253).collect();
             if let Err(e) = request(&client, pod, &er_name, DRAIN_REQUESTER).await {

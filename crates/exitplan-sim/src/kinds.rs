@@ -23,7 +23,13 @@ pub const KINDS: &[KindInfo] = &[
     k("Node", "", "v1", "nodes", false),
     k("Pod", "", "v1", "pods", true),
     k("Event", "", "v1", "events", true),
-    k("PodDisruptionBudget", "policy", "v1", "poddisruptionbudgets", true),
+    k(
+        "PodDisruptionBudget",
+        "policy",
+        "v1",
+        "poddisruptionbudgets",
+        true,
+    ),
     k("Job", "batch", "v1", "jobs", true),
     k("Lease", "coordination.k8s.io", "v1", "leases", true),
     k(
@@ -33,7 +39,13 @@ pub const KINDS: &[KindInfo] = &[
         "evictionrequests",
         true,
     ),
-    k("Eviction", "lifecycle.k8s.io", "v1alpha1", "evictions", true),
+    k(
+        "Eviction",
+        "lifecycle.k8s.io",
+        "v1alpha1",
+        "evictions",
+        true,
+    ),
 ];
 
 const fn k(
@@ -55,9 +67,10 @@ const fn k(
 impl KindInfo {
     /// The kind named `kind` (exact, or case-insensitive, or by resource name).
     pub fn find(kind: &str) -> Option<KindInfo> {
-        KINDS.iter().copied().find(|i| {
-            i.kind == kind || i.kind.eq_ignore_ascii_case(kind) || i.plural == kind
-        })
+        KINDS
+            .iter()
+            .copied()
+            .find(|i| i.kind == kind || i.kind.eq_ignore_ascii_case(kind) || i.plural == kind)
     }
 
     /// `v1` or `group/version`.

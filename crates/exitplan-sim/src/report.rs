@@ -55,13 +55,7 @@ impl Report {
             .unwrap_or(0)
             + 2;
         for e in &self.timeline {
-            let _ = writeln!(
-                out,
-                "{:<at_w$}{:<subj_w$}{}",
-                e.at,
-                e.subject(),
-                e.message
-            );
+            let _ = writeln!(out, "{:<at_w$}{:<subj_w$}{}", e.at, e.subject(), e.message);
         }
         let _ = writeln!(out, "# ended at {} ({})", self.end, self.stopped_text());
         if !self.summary.is_empty() {

@@ -111,32 +111,30 @@ async fn run(ctx: Context, spec: ResponderSpec) {
             continue;
         };
         let uid = ev.metadata.uid.clone().unwrap_or_default();
+        let active = ev
+            .status
+            .as_ref()
+            .and_then(|s| s.target_responders.as_ref())
+            .is_some_and(|t| t.iter().any(|t| t.name == spec.name && t.state == "Active"));
         if should_work(&ev, &spec.name) {
-            if !working.contains_key(&uid) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = working.entry(uid) {
                 tracing::debug!(responder = %spec.name, eviction = %key, "starting work");
-                let h = tasks.spawn(work(ctx.clone(), spec.clone(), key.clone()));
-                working.insert(uid, h);
+                slot.insert(tasks.spawn(work(ctx.clone(), spec.clone(), key.clone())));
             }
-        } else if let Some(h) = working.remove(&uid) {
-            let still_active = ev
-                .status
-                .as_ref()
-                .and_then(|s| s.target_responders.as_ref())
-                .is_some_and(|t| t.iter().any(|t| t.name == spec.name && t.state == "Active"));
-            if still_active {
-                // Completed by us: let the task finish by itself.
-                working.insert(uid, h);
-            } else {
-                h.abort();
-            }
+        } else if !active && let Some(h) = working.remove(&uid) {
+            // No longer Active (interrupted, canceled): stop working on it.
+            // (Still Active with our completionTime: the task ends by itself.)
+            h.abort();
         }
         while tasks.try_join_next().is_some() {}
     }
 }
 
 async fn work(ctx: Context, spec: ResponderSpec, key: ObjectKey) {
-    let api: Api<Eviction> =
-        Api::namespaced(ctx.client.clone(), key.namespace.as_deref().unwrap_or("default"));
+    let api: Api<Eviction> = Api::namespaced(
+        ctx.client.clone(),
+        key.namespace.as_deref().unwrap_or("default"),
+    );
     let begin = tokio::time::Instant::now();
     let done = begin + spec.work;
     let silent_from = begin + spec.work / 2;
@@ -206,7 +204,11 @@ async fn report(
         "status": {"responders": [entry(now)]},
     });
     if let Err(e) = api
-        .patch_status(eviction, &PatchParams::apply(name).force(), &Patch::Apply(&body))
+        .patch_status(
+            eviction,
+            &PatchParams::apply(name).force(),
+            &Patch::Apply(&body),
+        )
         .await
     {
         tracing::warn!(responder = name, eviction, error = %e, "status apply failed");

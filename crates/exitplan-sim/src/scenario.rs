@@ -356,8 +356,8 @@ impl Scenario {
         let mut cursor = Duration::ZERO;
         for (i, s) in raw.steps.iter().enumerate() {
             let line = s.referenced.line();
-            let step =
-                parse_step(i, line, &s.value, cursor).map_err(|(l, m)| err(l, format!("steps[{i}]: {m}")))?;
+            let step = parse_step(i, line, &s.value, cursor)
+                .map_err(|(l, m)| err(l, format!("steps[{i}]: {m}")))?;
             if let Some(u) = until
                 && step.at > u
             {
@@ -446,7 +446,12 @@ fn check_object(v: &Value) -> Result<KindInfo, String> {
         .ok_or("missing kind")?;
     let info = KindInfo::find(kind)
         .filter(|i| i.kind == kind)
-        .ok_or_else(|| format!("unknown kind {kind:?} (the simulation serves {})", KindInfo::names()))?;
+        .ok_or_else(|| {
+            format!(
+                "unknown kind {kind:?} (the simulation serves {})",
+                KindInfo::names()
+            )
+        })?;
     let api_version = obj
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -607,7 +612,10 @@ fn parse_step(
     };
     let at = match (&action, at) {
         (Action::Advance(_), Some(_)) => {
-            return Err((line, "advance: takes no `at` (it is relative to the previous step)".into()));
+            return Err((
+                line,
+                "advance: takes no `at` (it is relative to the previous step)".into(),
+            ));
         }
         (Action::Advance(d), None) => previous.saturating_add(*d),
         (_, Some(at)) => at,

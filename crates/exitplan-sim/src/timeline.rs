@@ -132,7 +132,9 @@ impl Recorder {
     /// Registers change handlers on `ctx`'s informers (before they start).
     pub fn register(&self, ctx: &Context) {
         let r = self.clone();
-        ctx.informers.pods.on_change(move |c| r.change(c, pod_parts));
+        ctx.informers
+            .pods
+            .on_change(move |c| r.change(c, pod_parts));
         let r = self.clone();
         ctx.informers.nodes.on_change(move |c| r.node_change(c));
         let r = self.clone();
@@ -140,11 +142,17 @@ impl Recorder {
             .eviction_requests
             .on_change(move |c| r.change(c, eviction_request_parts));
         let r = self.clone();
-        ctx.informers.evictions.on_change(move |c| r.eviction_change(c));
+        ctx.informers
+            .evictions
+            .on_change(move |c| r.eviction_change(c));
         let r = self.clone();
-        ctx.informers.pdbs.on_change(move |c| r.change(c, pdb_parts));
+        ctx.informers
+            .pdbs
+            .on_change(move |c| r.change(c, pdb_parts));
         let r = self.clone();
-        ctx.informers.jobs.on_change(move |c| r.change(c, job_parts));
+        ctx.informers
+            .jobs
+            .on_change(move |c| r.change(c, job_parts));
     }
 
     /// Virtual time since the start.
@@ -177,7 +185,10 @@ impl Recorder {
 
     /// The last instant something changed (node heartbeats excluded).
     pub fn last_activity(&self) -> Duration {
-        self.state.lock().map(|s| s.last_activity).unwrap_or_default()
+        self.state
+            .lock()
+            .map(|s| s.last_activity)
+            .unwrap_or_default()
     }
 
     /// The lines so far, sorted (instant, object, message).
@@ -332,9 +343,9 @@ fn condition_true<'a>(cs: &'a [Condition], type_: &str) -> Option<&'a Condition>
 
 /// `TargetEvicted (PodDeleted)` / `Failed (NoFurtherResponder)` when final.
 fn final_condition(cs: &[Condition]) -> Option<String> {
-    ["TargetEvicted", "Failed"].iter().find_map(|t| {
-        condition_true(cs, t).map(|c| format!("{} ({})", c.type_, c.reason))
-    })
+    ["TargetEvicted", "Failed"]
+        .iter()
+        .find_map(|t| condition_true(cs, t).map(|c| format!("{} ({})", c.type_, c.reason)))
 }
 
 fn conditions_of_eviction(ev: &Eviction) -> &[Condition] {
@@ -385,7 +396,11 @@ fn pod_parts(old: Option<&Pod>, new: &Pod) -> Vec<String> {
         s.and_then(|s| s.init_container_statuses.as_ref())
             .into_iter()
             .flatten()
-            .chain(s.and_then(|s| s.container_statuses.as_ref()).into_iter().flatten())
+            .chain(
+                s.and_then(|s| s.container_statuses.as_ref())
+                    .into_iter()
+                    .flatten(),
+            )
             .filter_map(|cs| {
                 let t = cs.state.as_ref().and_then(|st| st.terminated.as_ref())?;
                 Some((cs.name.clone(), (cs.restart_count, t.exit_code)))
@@ -415,7 +430,14 @@ fn node_parts(old: Option<&Node>, new: &Node) -> Vec<String> {
             .map(|c| c.status == "True")
     };
     if cordoned(new) != old.is_some_and(cordoned) {
-        out.push(if cordoned(new) { "cordoned" } else { "uncordoned" }.to_owned());
+        out.push(
+            if cordoned(new) {
+                "cordoned"
+            } else {
+                "uncordoned"
+            }
+            .to_owned(),
+        );
     }
     if let Some(r) = ready(new)
         && old.and_then(ready) != Some(r)
@@ -525,15 +547,13 @@ fn pdb_parts(old: Option<&PodDisruptionBudget>, new: &PodDisruptionBudget) -> Ve
         out.push("created".to_owned());
     }
     let allowed = |p: &PodDisruptionBudget| {
-        p.status
-            .as_ref()
-            .map(|s| {
-                (
-                    s.disruptions_allowed.unwrap_or(0),
-                    s.current_healthy.unwrap_or(0),
-                    s.desired_healthy.unwrap_or(0),
-                )
-            })
+        p.status.as_ref().map(|s| {
+            (
+                s.disruptions_allowed.unwrap_or(0),
+                s.current_healthy.unwrap_or(0),
+                s.desired_healthy.unwrap_or(0),
+            )
+        })
     };
     if let Some((a, c, d)) = allowed(new)
         && old.and_then(allowed) != Some((a, c, d))
@@ -614,8 +634,10 @@ mod tests {
             .collect();
         let mut conditions = vec![];
         if let Some((t, r)) = condition {
-            conditions.push(json!({"type": t, "status": "True", "reason": r, "message": "",
-                "lastTransitionTime": "2026-11-29T10:00:00Z"}));
+            conditions.push(
+                json!({"type": t, "status": "True", "reason": r, "message": "",
+                "lastTransitionTime": "2026-11-29T10:00:00Z"}),
+            );
         }
         Arc::new(
             serde_json::from_value(json!({
@@ -719,7 +741,10 @@ mod tests {
     fn an_active_responder_runs_until_the_end_of_the_run() {
         let clock = Arc::new(Manual(Mutex::new(START.parse().expect("start"))));
         let rec = Recorder::new(clock.clone(), START.parse().expect("start"));
-        let e = eviction(&[("a.io/x", 20000, "Active"), ("b.io/y", 100, "Inactive")], None);
+        let e = eviction(
+            &[("a.io/x", 20000, "Active"), ("b.io/y", 100, "Inactive")],
+            None,
+        );
         at(&clock, 120);
         rec.eviction_change(&Change::Added(e));
         let s = rec.summary(Duration::from_secs(600));

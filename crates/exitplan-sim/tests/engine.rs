@@ -84,7 +84,10 @@ fn steps_show_up_in_the_timeline() {
     let r = run(STEPS);
     has(&r, "t+0s", "Node node-a", "registered");
     let pdb = lines(&r, "PodDisruptionBudget default/web");
-    assert!(pdb[0].0 == "t+0s" && pdb[0].1.starts_with("created"), "{pdb:?}");
+    assert!(
+        pdb[0].0 == "t+0s" && pdb[0].1.starts_with("created"),
+        "{pdb:?}"
+    );
     let web0 = lines(&r, "Pod default/web-0");
     assert!(
         web0[0].0 == "t+0s" && web0[0].1.starts_with("created, scheduled to node-a"),
@@ -187,14 +190,18 @@ fn demo_is_identical_across_runs_and_seeds_are_reported() {
 
 #[test]
 fn until_stops_the_run_there() {
-    let r = run("until: 90s\nnodes: 0\nsteps:\n  - at: 1m\n    apply: {apiVersion: v1, kind: Node, metadata: {name: n}}\n");
+    let r = run(
+        "until: 90s\nnodes: 0\nsteps:\n  - at: 1m\n    apply: {apiVersion: v1, kind: Node, metadata: {name: n}}\n",
+    );
     assert_eq!((r.end.as_str(), r.stopped.as_str()), ("t+1m30s", "until"));
     has(&r, "t+1m", "Node n", "registered");
 }
 
 #[test]
 fn without_until_the_run_ends_once_quiet() {
-    let r = run("nodes: 0\nsteps:\n  - at: 5m\n    apply: {apiVersion: v1, kind: Node, metadata: {name: n}}\n");
+    let r = run(
+        "nodes: 0\nsteps:\n  - at: 5m\n    apply: {apiVersion: v1, kind: Node, metadata: {name: n}}\n",
+    );
     assert_eq!(r.stopped, "quiet");
     let last = r.timeline.last().map(|e| e.offset).unwrap_or_default();
     let end = exitplan_sim::duration::parse(r.end.trim_start_matches("t+")).expect("end");
@@ -217,7 +224,10 @@ fn structured_output_shape() {
     assert!(first.get("offset").is_none());
     assert!(v["summary"].is_array());
     assert_eq!(v["objects"].as_array().map(Vec::len), Some(2));
-    assert_eq!(v["errors"][0], "t.yaml:37: steps[9]: pods \"missing\" not found (404)");
+    assert_eq!(
+        v["errors"][0],
+        "t.yaml:37: steps[9]: pods \"missing\" not found (404)"
+    );
     let y: serde_json::Value = serde_saphyr::from_str(&r.to_yaml()).expect("yaml");
     assert_eq!(y, v, "the YAML carries the same data as the JSON");
 }

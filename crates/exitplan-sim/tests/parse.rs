@@ -39,7 +39,10 @@ fn defaults_and_step_times() {
     let Action::Withdraw(w) = &s.steps[3].action else {
         panic!("withdraw: {:?}", s.steps[3].action)
     };
-    assert_eq!((w.kind.kind, w.namespace.as_deref()), ("EvictionRequest", Some("default")));
+    assert_eq!(
+        (w.kind.kind, w.namespace.as_deref()),
+        ("EvictionRequest", Some("default"))
+    );
     let Action::Request(r) = &s.steps[4].action else {
         panic!("request: {:?}", s.steps[4].action)
     };
@@ -84,7 +87,10 @@ show:
     let Action::Responder(r) = &s.steps[0].action else {
         panic!()
     };
-    assert_eq!((r.work, r.fail, r.stop), (Duration::from_secs(300), true, false));
+    assert_eq!(
+        (r.work, r.fail, r.stop),
+        (Duration::from_secs(300), true, false)
+    );
     let Action::Responder(r) = &s.steps[1].action else {
         panic!()
     };
@@ -117,7 +123,10 @@ fn unknown_step_kind_names_its_line() {
             "steps[1]: unknown step kind \"drian\" (one of drain, uncordon, responder, apply, patch, delete, withdraw, exit, request, advance)"
         )
     );
-    assert!(e.to_string().starts_with("s.yaml:6: steps[1]: unknown step kind \"drian\""));
+    assert!(
+        e.to_string()
+            .starts_with("s.yaml:6: steps[1]: unknown step kind \"drian\"")
+    );
 }
 
 #[test]
@@ -138,7 +147,10 @@ fn step_errors_carry_lines() {
     );
     assert_eq!(
         err("steps:\n  - at: 1m\n    drain: a\n    uncordon: a\n"),
-        at(4, "steps[0]: more than one step kind (drain and uncordon): one per step")
+        at(
+            4,
+            "steps[0]: more than one step kind (drain and uncordon): one per step"
+        )
     );
     assert_eq!(
         err("steps:\n  - at: 5m\n    drain: a\n\n  - at: 1m\n    drain: b\n"),
@@ -204,7 +216,13 @@ fn object_and_top_level_errors_carry_lines() {
         1,
         "an unparsable start is reported on its line"
     );
-    assert_eq!(err("until: 1x\n"), at(1, "until: invalid duration \"1x\" (Go style: 90s, 5m, 1h30m, 250ms)"));
+    assert_eq!(
+        err("until: 1x\n"),
+        at(
+            1,
+            "until: invalid duration \"1x\" (Go style: 90s, 5m, 1h30m, 250ms)"
+        )
+    );
     assert_eq!(err("steps: [\n").line, 1);
     assert_eq!(err("  \n"), at(1, "empty scenario"));
     assert_eq!(
@@ -220,7 +238,10 @@ fn object_and_top_level_errors_carry_lines() {
     );
     assert_eq!(
         err("objects:\n  - {apiVersion: v1, kind: Job, metadata: {name: a}}\n"),
-        at(2, "objects[0]: Job is served as apiVersion batch/v1, not \"v1\"")
+        at(
+            2,
+            "objects[0]: Job is served as apiVersion batch/v1, not \"v1\""
+        )
     );
     assert_eq!(
         err("show:\n  - {kind: Eviction}\n  - {kind: Pod, nmae: x}\n"),

@@ -40,7 +40,9 @@ async fn setup() -> (Server, Context, Runtime, Api<Eviction>) {
         "spec": {"target": {"pod": {"name": "db-0", "uid": "0b6f5b4e-5d7a-4b7e-9c1e-2f4a6b8c0d1e"}}},
     }))
     .expect("eviction");
-    api.create(&PostParams::default(), &ev).await.expect("create");
+    api.create(&PostParams::default(), &ev)
+        .await
+        .expect("create");
     (server, ctx, rt, api)
 }
 
@@ -108,10 +110,19 @@ async fn heartbeats_then_completes_after_its_work() {
     tokio::time::sleep(Duration::from_secs(30)).await;
     assert_eq!(
         entry(&api).await,
-        [s("2026-11-29T10:00:00Z"), s("2026-11-29T10:05:00Z"), None, s("working")]
+        [
+            s("2026-11-29T10:00:00Z"),
+            s("2026-11-29T10:05:00Z"),
+            None,
+            s("working")
+        ]
     );
     tokio::time::sleep(Duration::from_secs(120)).await;
-    assert_eq!(entry(&api).await[0], s("2026-11-29T10:02:00Z"), "a heartbeat a minute");
+    assert_eq!(
+        entry(&api).await[0],
+        s("2026-11-29T10:02:00Z"),
+        "a heartbeat a minute"
+    );
     tokio::time::sleep(Duration::from_secs(180)).await;
     assert_eq!(
         entry(&api).await,
@@ -157,7 +168,12 @@ async fn a_failing_responder_goes_silent_halfway() {
     tokio::time::sleep(Duration::from_secs(30 * 60)).await;
     assert_eq!(
         entry(&api).await,
-        [s("2026-11-29T10:05:00Z"), s("2026-11-29T10:11:00Z"), None, s("working")],
+        [
+            s("2026-11-29T10:05:00Z"),
+            s("2026-11-29T10:11:00Z"),
+            None,
+            s("working")
+        ],
         "last heartbeat 4 minutes after it started at 10:01, then silence"
     );
     h.abort();

@@ -30,6 +30,10 @@ enum Command {
     Explain(cmd::explain::ExplainCommand),
     /// Run the embedded Kubernetes-compatible API server (durable, with a kubeconfig).
     Up(cmd::up::UpArgs),
+    /// Run a scenario in virtual time and print its timeline.
+    Simulate(cmd::simulate::SimulateArgs),
+    /// Run the built-in demo scenario (a drain with cooperative responders).
+    Demo(cmd::demo::DemoArgs),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +46,8 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             });
         }
+        Command::Simulate(args) => return cmd::simulate::run(args),
+        Command::Demo(args) => return cmd::demo::run(args),
         Command::Validate(args) => cmd::validate::run(args, clock),
         Command::Explain(cmd) => cmd::explain::run(cmd, clock),
     };
