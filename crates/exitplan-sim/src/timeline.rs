@@ -46,8 +46,46 @@ impl Entry {
         format!("{} {}", self.kind, self.object)
     }
 
-    fn sort_key(&self) -> (Duration, String, &str) {
-        (self.offset, self.subject(), &self.message)
+    fn sort_key(&self) -> (Duration, String, u8, &str) {
+        (
+            self.offset,
+            self.subject(),
+            rank(&self.message),
+            &self.message,
+        )
+    }
+}
+
+/// Where a line goes among the lines of one object at one instant: by what
+/// it reports (creation first, deletion last), a function of its text only,
+/// so the order never depends on task scheduling.
+pub fn rank(message: &str) -> u8 {
+    let first = message.split([',', ';']).next().unwrap_or(message);
+    let starts = |p: &str| first.starts_with(p);
+    if starts("created") || starts("registered") || starts("requested by") {
+        0
+    } else if starts("scheduled to") || starts("responders ") {
+        1
+    } else if first == "Pending" {
+        2
+    } else if first == "Running" {
+        3
+    } else if starts("DisruptionTarget") {
+        6
+    } else if first == "terminating" || first == "deleting" {
+        7
+    } else if starts("container ") {
+        8
+    } else if first == "Succeeded"
+        || first == "Failed"
+        || starts("TargetEvicted (")
+        || starts("Failed (")
+    {
+        9
+    } else if first == "deleted" {
+        10
+    } else {
+        5
     }
 }
 
@@ -733,6 +771,40 @@ mod tests {
             [
                 (m, "Completed", Some("t+1m"), Some("t+6m"), Some("5m")),
                 (ev, "Completed", Some("t+6m"), Some("t+6m30s"), Some("30s")),
+            ]
+        );
+    }
+
+    #[test]
+    fn one_objects_lines_at_one_instant_follow_what_they_report() {
+        let clock = Arc::new(Manual(Mutex::new(START.parse().expect("start"))));
+        let rec = Recorder::new(clock.clone(), START.parse().expect("start"));
+        for m in [
+            "deleted",
+            "container main exited 0, Succeeded",
+            "Running",
+            "terminating",
+            "DisruptionTarget (EvictionByEvictionAPI), terminating",
+            "created, scheduled to node-1, Pending",
+        ] {
+            rec.push("Pod", "default/p", m.to_owned());
+        }
+        rec.push("Node", "n", "cordoned".to_owned());
+        let got: Vec<String> = rec
+            .entries()
+            .into_iter()
+            .map(|e| format!("{} {}", e.subject(), e.message))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "Node n cordoned",
+                "Pod default/p created, scheduled to node-1, Pending",
+                "Pod default/p Running",
+                "Pod default/p DisruptionTarget (EvictionByEvictionAPI), terminating",
+                "Pod default/p terminating",
+                "Pod default/p container main exited 0, Succeeded",
+                "Pod default/p deleted",
             ]
         );
     }

@@ -146,7 +146,15 @@ fn steps_show_up_in_the_timeline() {
 
 fn sorted(entries: &[Entry]) -> bool {
     entries.windows(2).all(|w| {
-        (w[0].offset, w[0].subject(), &w[0].message) <= (w[1].offset, w[1].subject(), &w[1].message)
+        let key = |e: &Entry| {
+            (
+                e.offset,
+                e.subject(),
+                exitplan_sim::timeline::rank(&e.message),
+                e.message.clone(),
+            )
+        };
+        key(&w[0]) <= key(&w[1])
     })
 }
 
