@@ -251,3 +251,52 @@ fn object_and_top_level_errors_carry_lines() {
         )
     );
 }
+
+#[test]
+fn the_example_scenarios_parse() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/scenarios");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("examples/scenarios") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        Scenario::parse(&name, &text).unwrap_or_else(|e| panic!("{e}"));
+        names.push(name);
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "demo.yaml",
+            "pdb-blocks-drain.yaml",
+            "silent-responder.yaml"
+        ]
+    );
+    // The demo: a drain, responders (one failing), a PDB, several nodes.
+    let demo = Scenario::parse("demo.yaml", exitplan_sim::DEMO).expect("demo");
+    assert!(demo.nodes >= 2);
+    assert!(
+        demo.steps
+            .iter()
+            .any(|s| s.action == Action::Drain("node-1".into()))
+    );
+    assert!(
+        demo.steps
+            .iter()
+            .any(|s| matches!(&s.action, Action::Responder(r) if r.fail))
+    );
+    assert!(
+        demo.steps
+            .iter()
+            .any(|s| matches!(&s.action, Action::Responder(r) if !r.fail))
+    );
+    assert!(
+        demo.objects
+            .iter()
+            .any(|o| o.value["kind"] == "PodDisruptionBudget")
+    );
+}
