@@ -203,10 +203,15 @@ async fn report(
         "metadata": {"name": eviction},
         "status": {"responders": [entry(now)]},
     });
+    // Field managers are limited to 128 bytes (kube-rs and kube-apiserver).
+    let mut manager = name.to_owned();
+    while manager.len() > 128 {
+        manager.pop();
+    }
     if let Err(e) = api
         .patch_status(
             eviction,
-            &PatchParams::apply(name).force(),
+            &PatchParams::apply(&manager).force(),
             &Patch::Apply(&body),
         )
         .await
