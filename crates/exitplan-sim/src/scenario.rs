@@ -343,9 +343,18 @@ impl Scenario {
         };
 
         let mut objects = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
         for (i, o) in raw.objects.iter().enumerate() {
             let line = o.referenced.line();
-            check_object(&o.value).map_err(|m| err(line, format!("objects[{i}]: {m}")))?;
+            let info =
+                check_object(&o.value).map_err(|m| err(line, format!("objects[{i}]: {m}")))?;
+            // Into an empty cluster every first mention is a create: admit it
+            // as the API server will, so a bad object stops the run here.
+            let key = (info.kind, namespace_of(info, &o.value), name_of(&o.value));
+            if seen.insert(key) {
+                admit_create(info, &o.value, start)
+                    .map_err(|m| err(line, format!("objects[{i}]: {m}")))?;
+            }
             objects.push(Located {
                 line,
                 value: o.value.clone(),
@@ -470,6 +479,70 @@ fn check_object(v: &Value) -> Result<KindInfo, String> {
         return Err("missing metadata.name (generateName is not supported: names must be known to keep runs identical)".into());
     }
     Ok(info)
+}
+
+fn name_of(v: &Value) -> String {
+    v.pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn namespace_of(info: KindInfo, v: &Value) -> Option<String> {
+    info.namespaced.then(|| {
+        v.pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("default")
+            .to_owned()
+    })
+}
+
+/// The API server's create admission (defaulting, strategy, validation) for
+/// the kinds `exitplan_api` has strategies for; others pass.
+fn admit_create(info: KindInfo, v: &Value, now: Timestamp) -> Result<(), String> {
+    use exitplan_api::batch::JobStrategy;
+    use exitplan_api::core::pod::PodStrategy;
+    use exitplan_api::lifecycle::eviction::EvictionStrategy;
+    use exitplan_api::lifecycle::evictionrequest::EvictionRequestStrategy;
+    use exitplan_api::policy::pdb::PodDisruptionBudgetStrategy;
+    let mut v = v.clone();
+    if let (Some(ns), Some(meta)) = (
+        namespace_of(info, &v),
+        v.get_mut("metadata").and_then(Value::as_object_mut),
+    ) {
+        meta.insert("namespace".into(), Value::String(ns));
+    }
+    match info.kind {
+        "Pod" => admit_as::<PodStrategy>(&v, now),
+        "Job" => admit_as::<JobStrategy>(&v, now),
+        "PodDisruptionBudget" => admit_as::<PodDisruptionBudgetStrategy>(&v, now),
+        "EvictionRequest" => admit_as::<EvictionRequestStrategy>(&v, now),
+        "Eviction" => admit_as::<EvictionStrategy>(&v, now),
+        _ => Ok(()),
+    }
+}
+
+fn admit_as<S>(v: &Value, now: Timestamp) -> Result<(), String>
+where
+    S: exitplan_api::strategy::Strategy,
+    S::Object: DeserializeOwned,
+{
+    use exitplan_api::strategy::{Context, SystemFields, admit_create, fill_system_fields};
+    let absent = exitplan_api::absent::find_absent(v);
+    let ctx = Context {
+        now,
+        absent: &absent,
+    };
+    let mut obj: S::Object = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
+    fill_system_fields(
+        k8s_openapi::Metadata::metadata_mut(&mut obj),
+        &SystemFields {
+            uid: "00000000-0000-4000-8000-000000000000".into(),
+            creation_timestamp: now,
+            generated_name_suffix: "00000".into(),
+        },
+    );
+    admit_create::<S>(&mut obj, &ctx).map_err(|e| e.message())
 }
 
 fn parse_step(

@@ -300,3 +300,17 @@ fn the_example_scenarios_parse() {
             .any(|o| o.value["kind"] == "PodDisruptionBudget")
     );
 }
+
+#[test]
+fn objects_are_admitted_as_the_api_server_would_before_anything_runs() {
+    let e = err(
+        "objects:\n  - {apiVersion: v1, kind: Node, metadata: {name: n}}\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: web-0}\n    spec:\n      containers: [{name: main, image: x}]\n      evictionResponders: [{name: acme.io/b, priority: 5}]\n",
+    );
+    assert_eq!(
+        e,
+        at(
+            3,
+            "objects[1]: Pod \"web-0\" is invalid: spec.evictionResponders[0].priority: Invalid value: 5: priorities 0-999 are reserved for responders with *.k8s.io suffix"
+        )
+    );
+}
