@@ -37,41 +37,43 @@ enum Command {
     Controller(cmd::controller::ControllerArgs),
     /// Cordon a node and evict its pods through EvictionRequests, showing progress.
     Drain(cmd::drain::DrainArgs),
+    /// Run a scenario in virtual time and print its timeline.
+    Simulate(cmd::simulate::SimulateArgs),
+    /// Run the built-in demo scenario (a drain with cooperative responders).
+    Demo(cmd::demo::DemoArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let clock = jiff::Timestamp::now();
-    let result = match cli.command {
-        Command::Up(args) => {
-            return cmd::up::run(args).unwrap_or_else(|e| {
-                eprintln!("error: {e:#}");
-                ExitCode::FAILURE
-            });
-        }
-        Command::Bench(cmd) => {
-            return cmd::bench::run(cmd).unwrap_or_else(|e| {
-                eprintln!("error: {e:#}");
-                ExitCode::FAILURE
-            });
-        }
-        Command::Controller(args) => {
-            return cmd::controller::run(args).unwrap_or_else(|e| {
-                eprintln!("error: {e:#}");
-                ExitCode::FAILURE
-            });
-        }
-        Command::Drain(args) => {
-            return cmd::drain::run(args).unwrap_or_else(|e| {
-                eprintln!("error: {e:#}");
-                ExitCode::FAILURE
-            });
-        }
-        Command::Validate(args) => cmd::validate::run(args, clock),
-        Command::Explain(cmd) => cmd::explain::run(cmd, clock),
-    };
+    match cli.command {
+        // Offline input checks: a bad input (not a Kubernetes object of a
+        // supported kind) exits 2 with a one-line reason.
+        Command::Validate(args) => input_status(cmd::validate::run(args, clock)),
+        Command::Explain(cmd) => input_status(cmd::explain::run(cmd, clock)),
+        Command::Simulate(args) => cmd::simulate::run(args),
+        Command::Demo(args) => cmd::demo::run(args),
+        // Long-running commands: any error exits 1.
+        Command::Up(args) => status(cmd::up::run(args)),
+        Command::Bench(cmd) => status(cmd::bench::run(cmd)),
+        Command::Controller(args) => status(cmd::controller::run(args)),
+        Command::Drain(args) => status(cmd::drain::run(args)),
+    }
+}
+
+/// The exit status of a command whose errors are input problems (exit 2).
+fn input_status<E: std::fmt::Display>(result: Result<ExitCode, E>) -> ExitCode {
     result.unwrap_or_else(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
+    })
+}
+
+/// The exit status of a command whose errors are failures (exit 1), with
+/// the error's whole chain.
+fn status(result: anyhow::Result<ExitCode>) -> ExitCode {
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e:#}");
+        ExitCode::FAILURE
     })
 }
