@@ -1050,3 +1050,77 @@ async fn metrics_report_responder_states_and_drop_stale_series() {
     .await;
     assert!(m.contains("workqueue_adds_total"));
 }
+
+// ---------------------------------------------------------------------------
+// 10. What the stale-cache guard relies on: a pinned resourceVersion
+// ---------------------------------------------------------------------------
+
+/// The controller pins `metadata.resourceVersion` in every apply so that a
+/// decision taken on an outdated cache is refused. Checks that the server
+/// honours the pin on `/status` and on the main resource, and that the
+/// controller's next sync (on the current object) goes through.
+#[tokio::test(start_paused = true)]
+async fn applies_pinned_to_an_outdated_resource_version_are_refused() {
+    let cluster = start().await;
+    let pod = create_pod(&cluster, "web", &[(DRAIN, 10000)]).await;
+    create_request(&cluster, "req-a", REQUESTER, &pod).await;
+    let before = wait_eviction(&cluster, "pod-1-web", "drain Active", secs(30), |e| {
+        active(e, DRAIN) && e.metadata.labels.as_ref().map(BTreeMap::len) == Some(3)
+    })
+    .await;
+    let stale_rv = before.metadata.resource_version.clone().expect("rv");
+    // A responder moves the object on.
+    respond(
+        &cluster,
+        "pod-1-web",
+        DRAIN,
+        json!({"heartbeatTime": stamp(&cluster)}),
+    )
+    .await;
+
+    let api = cluster.api::<Eviction>();
+    let params = PatchParams::apply("evictionrequest-controller").force();
+    let status_body = json!({
+        "apiVersion": "lifecycle.k8s.io/v1alpha1", "kind": "Eviction",
+        "metadata": {"name": "pod-1-web", "namespace": NS, "resourceVersion": stale_rv},
+        "status": {"observedGeneration": 1},
+    });
+    let err = api
+        .patch_status("pod-1-web", &params, &Patch::Apply(status_body))
+        .await
+        .expect_err("stale status apply");
+    assert!(
+        matches!(&err, kube::Error::Api(s) if s.code == 409),
+        "{err}"
+    );
+    let main_body = json!({
+        "apiVersion": "lifecycle.k8s.io/v1alpha1", "kind": "Eviction",
+        "metadata": {"name": "pod-1-web", "namespace": NS, "resourceVersion": stale_rv,
+                     "labels": {}},
+        "spec": {"target": {"pod": {"name": "web", "uid": pod_uid(&pod)}}},
+    });
+    let err = api
+        .patch("pod-1-web", &params, &Patch::Apply(main_body))
+        .await
+        .expect_err("stale main apply");
+    assert!(
+        matches!(&err, kube::Error::Api(s) if s.code == 409),
+        "{err}"
+    );
+
+    // Nothing was lost: labels and the Active responder as before, the
+    // heartbeat kept, and the controller still drives the Eviction.
+    let after = get_eviction(&cluster, "pod-1-web").await.expect("eviction");
+    assert_eq!(after.metadata.labels, before.metadata.labels);
+    assert!(active(&after, DRAIN));
+    set_intent(&cluster, "req-a", "Withdrawn").await;
+    let e = wait_eviction(&cluster, "pod-1-web", "canceled", secs(30), is_final).await;
+    assert_eq!(state_of(&e, DRAIN).as_deref(), Some("Canceled"));
+    let heartbeat = e
+        .status
+        .iter()
+        .flat_map(|s| s.responders.iter().flatten())
+        .find(|r| r.name == DRAIN)
+        .and_then(|r| r.heartbeat_time.clone());
+    assert!(heartbeat.is_some());
+}
