@@ -166,7 +166,13 @@ pub(super) async fn sync(c: Arc<Controller>, key: String) -> Result<(), SyncErro
             Err(e) => return Err(e),
         }
     }
-    if let Some(seen) = &plan.metrics {
+    // Not for an Eviction deleted while the write was in flight: its series
+    // were already deleted and must stay so.
+    let still_there = c
+        .evictions
+        .get(&okey)
+        .is_some_and(|e| e.metadata.uid == eviction.metadata.uid);
+    if let Some(seen) = plan.metrics.as_ref().filter(|_| still_there) {
         c.metrics.observe_eviction(&okey, seen);
     }
     if let Some(after) = plan.requeue_after {

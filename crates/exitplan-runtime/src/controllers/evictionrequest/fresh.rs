@@ -6,6 +6,10 @@
 //! when the cache does not have it yet, as for a just-created Eviction —
 //! until the watch catches up, then drops it.
 //!
+//! A write can return after the watch already reported the object deleted;
+//! its result must not bring the object back. So deletions leave a short-lived
+//! tombstone (the deleted UID), and results for a tombstoned UID are not kept.
+//!
 //! Correctness does not depend on this: every write pins the resourceVersion
 //! it was computed from (see the parent module). This only avoids needless
 //! 409s and duplicate creations. resourceVersions are compared as integers
@@ -16,16 +20,27 @@
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use kube::Resource;
 use serde::de::DeserializeOwned;
 
 use crate::informer::{Change, Informer, ObjectKey};
 
+/// How long a deletion blocks keeping a write result of the deleted object
+/// (far longer than any write takes).
+const TOMBSTONE_TTL: Duration = Duration::from_secs(60);
+
+/// Recently deleted objects: key → (UID, when the watch reported it).
+type Tombstones = HashMap<ObjectKey, (Option<String>, Instant)>;
+
 /// An informer cache overlaid with the results of our own writes.
 pub(super) struct Fresh<K> {
     informer: Informer<K>,
     written: Arc<Mutex<HashMap<ObjectKey, Arc<K>>>>,
+    tombstones: Arc<Mutex<Tombstones>>,
 }
 
 fn resource_version<K: Resource>(obj: &K) -> Option<u64> {
@@ -45,13 +60,20 @@ where
     /// An overlay on `informer`; drops entries as the watch delivers them.
     pub(super) fn new(informer: Informer<K>) -> Self {
         let written: Arc<Mutex<HashMap<ObjectKey, Arc<K>>>> = Arc::default();
+        let tombstones: Arc<Mutex<Tombstones>> = Arc::default();
         let seen = written.clone();
+        let graves = tombstones.clone();
         informer.on_change(move |change| {
             let (obj, deleted) = match change {
                 Change::Added(o) | Change::Updated { new: o, .. } => (o, false),
                 Change::Deleted(o) => (o, true),
             };
             let key = ObjectKey::of(obj.as_ref());
+            if deleted && let Ok(mut t) = graves.lock() {
+                let now = Instant::now();
+                t.retain(|_, (_, at)| now.duration_since(*at) < TOMBSTONE_TTL);
+                t.insert(key.clone(), (obj.meta().uid.clone(), now));
+            }
             if let Ok(mut w) = seen.lock()
                 && w.get(&key)
                     .is_some_and(|mine| deleted || !newer(mine.as_ref(), obj.as_ref()))
@@ -59,7 +81,11 @@ where
                 w.remove(&key);
             }
         });
-        Fresh { informer, written }
+        Fresh {
+            informer,
+            written,
+            tombstones,
+        }
     }
 
     /// The informer underneath.
@@ -71,6 +97,13 @@ where
     /// later version).
     pub(super) fn record(&self, obj: K) {
         let key = ObjectKey::of(&obj);
+        let buried = self.tombstones.lock().ok().is_some_and(|t| {
+            t.get(&key)
+                .is_some_and(|(uid, at)| *uid == obj.meta().uid && at.elapsed() < TOMBSTONE_TTL)
+        });
+        if buried {
+            return;
+        }
         if self
             .informer
             .get(&key)
