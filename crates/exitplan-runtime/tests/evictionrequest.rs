@@ -699,8 +699,10 @@ async fn re_request_after_cancellation_creates_the_next_eviction() {
     assert_eq!(first.status, canceled.status);
 
     // The request follows the new Eviction (Failed=True may flip back).
-    let r = wait_request(&cluster, "req-a", "awaiting again", secs(30), |r| {
-        request_condition(r, "Failed").is_some_and(|(s, _, _)| s == "False")
+    // (Right after the creation it may briefly say "waiting for an Eviction
+    // to report on progress", until pod-2-web has conditions to mirror.)
+    let r = wait_request(&cluster, "req-a", "mirroring pod-2-web", secs(30), |r| {
+        request_condition(r, "Failed") == cond("False", "AwaitingEviction", "")
     })
     .await;
     assert_eq!(
