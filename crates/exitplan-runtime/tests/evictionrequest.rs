@@ -39,13 +39,15 @@ async fn start() -> Cluster {
     Cluster::start(&[Component::EvictionRequest], &[]).await
 }
 
-/// A pod (unscheduled: a delete removes it at once) declaring `responders`.
+/// A pod (unscheduled: a delete removes it at once) declaring `responders`,
+/// once the controller's cache has it (a request for a pod the controller
+/// has not seen yet fails early validation with "Target pod not found.").
 async fn create_pod(cluster: &Cluster, name: &str, responders: &[(&str, i32)]) -> Pod {
     let responders: Vec<Value> = responders
         .iter()
         .map(|(n, p)| json!({"name": n, "priority": p}))
         .collect();
-    cluster
+    let pod: Pod = cluster
         .create(json!({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": NS},
@@ -54,7 +56,13 @@ async fn create_pod(cluster: &Cluster, name: &str, responders: &[(&str, i32)]) -
                 "evictionResponders": responders,
             }
         }))
-        .await
+        .await;
+    let key = exitplan_runtime::informer::ObjectKey::new(Some(NS), name);
+    eventually("pod in the controller's cache", secs(5), || async {
+        cluster.ctx.informers.pods.get(&key).map(|_| ())
+    })
+    .await;
+    pod
 }
 
 async fn create_request(
