@@ -2,15 +2,42 @@
 //!
 //! INTERFACE: `Metrics::new`, `Metrics::encode` and `Metrics::registry` are
 //! fixed; the metric families are added by the controllers work item.
+//! [`Metrics::workqueue`] holds the `workqueue_*` families every controller's
+//! queues share (registered once per registry, labelled by queue `name`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 /// The metrics registry shared by every component of one process.
 #[derive(Clone, Default)]
 pub struct Metrics {
     registry: Arc<Mutex<Registry>>,
+    workqueue: Arc<OnceLock<WorkqueueMetrics>>,
+}
+
+/// The label set of the `workqueue_*` metrics: the queue's name.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, PartialOrd, Ord, EncodeLabelSet)]
+pub struct QueueLabels {
+    /// The queue's name (client-go's `name` label).
+    pub name: String,
+}
+
+/// client-go's standard work-queue metrics (a subset), one series per queue.
+#[derive(Clone, Debug, Default)]
+pub struct WorkqueueMetrics {
+    /// `workqueue_adds_total`: requests to add a key (immediate, delayed or
+    /// rate-limited; a key already queued is still counted).
+    pub adds: Family<QueueLabels, Counter>,
+    /// `workqueue_depth`: keys waiting to be handed to a worker (delayed keys
+    /// not counted until due), as of the queue's last add or hand-out.
+    pub depth: Family<QueueLabels, Gauge>,
+    /// `workqueue_retries_total`: rate-limited re-adds after a failed sync.
+    pub retries: Family<QueueLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -28,6 +55,34 @@ impl Metrics {
     /// Runs `f` with the registry (to register metric families).
     pub fn registry<R>(&self, f: impl FnOnce(&mut Registry) -> R) -> Option<R> {
         self.registry.lock().ok().map(|mut r| f(&mut r))
+    }
+
+    /// The shared `workqueue_*` families, registered into this registry on
+    /// first use.
+    pub fn workqueue(&self) -> WorkqueueMetrics {
+        self.workqueue
+            .get_or_init(|| {
+                let m = WorkqueueMetrics::default();
+                self.registry(|r| {
+                    r.register(
+                        "workqueue_adds",
+                        "Total number of adds handled by workqueue",
+                        m.adds.clone(),
+                    );
+                    r.register(
+                        "workqueue_depth",
+                        "Current depth of workqueue",
+                        m.depth.clone(),
+                    );
+                    r.register(
+                        "workqueue_retries",
+                        "Total number of retries handled by workqueue",
+                        m.retries.clone(),
+                    );
+                });
+                m
+            })
+            .clone()
     }
 
     /// Every metric in the Prometheus text exposition format (for `/metrics`).
