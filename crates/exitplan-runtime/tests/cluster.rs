@@ -431,6 +431,19 @@ async fn deleted_pods_get_sigterm_and_go_after_stopping_or_at_the_end_of_grace()
         .await;
     running(&cluster, "gentle").await;
     running(&cluster, "stubborn").await;
+    // Another component marks "gentle" as disrupted; the node keeps that.
+    cluster
+        .api::<Pod>()
+        .patch_status(
+            "gentle",
+            &PatchParams::default(),
+            &Patch::Strategic(json!({"status": {"conditions": [{
+                "type": "DisruptionTarget", "status": "True",
+                "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting",
+            }]}})),
+        )
+        .await
+        .expect("DisruptionTarget");
     tokio::time::sleep(Duration::from_secs(7)).await;
     let gentle_log = record(&cluster, "gentle");
     let stubborn_log = record(&cluster, "stubborn");
@@ -483,6 +496,13 @@ async fn deleted_pods_get_sigterm_and_go_after_stopping_or_at_the_end_of_grace()
         assert_eq!(finished, deleted_at + secs(stop_after));
         assert_eq!(*exited_at, deleted_at + secs(stop_after));
         assert_eq!(phase(exited), "Failed");
+        if grace == 30 {
+            assert_eq!(
+                condition(exited, "DisruptionTarget"),
+                Some(("True".to_owned(), Some("EvictionByEvictionAPI".to_owned()))),
+                "a condition set by another component survives the kubelet's writes"
+            );
+        }
         assert_eq!(
             condition(exited, "Ready"),
             Some(("False".to_owned(), Some("PodCompleted".to_owned())))
@@ -688,4 +708,30 @@ async fn a_restarted_node_resumes_its_pods_where_they_were() {
         };
         assert_eq!(since(b), since(a), "Ready since registration");
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_example_scripted_pod_behaves_as_documented() {
+    let cluster = Cluster::start(&[Component::Scheduler], &["node-1", "node-2"]).await;
+    ready_nodes(&cluster, &["node-1", "node-2"]).await;
+    let yaml = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/pods/scripted-pod.yaml"
+    ))
+    .expect("examples/pods/scripted-pod.yaml");
+    let manifest: serde_json::Value = serde_saphyr::from_str(&yaml).expect("YAML");
+    let t0 = cluster.now();
+    let _: Pod = cluster.create(manifest).await;
+    let p = running(&cluster, "scripted").await;
+    let (code, _, setup_done, _) = terminated(container(&p, "setup")).expect("setup done");
+    assert_eq!((code, setup_done), (0, t0 + secs(5)));
+    assert_eq!(started_at(container(&p, "main")), t0 + secs(5));
+    let failed = eventually("scripted Failed", LIMIT, || async {
+        get(&cluster, "scripted")
+            .await
+            .filter(|p| phase(p) == "Failed")
+    })
+    .await;
+    let (code, _, finished, _) = terminated(container(&failed, "main")).expect("main done");
+    assert_eq!((code, finished), (42, t0 + secs(605)));
 }
