@@ -735,3 +735,36 @@ async fn the_example_scripted_pod_behaves_as_documented() {
     let (code, _, finished, _) = terminated(container(&failed, "main")).expect("main done");
     assert_eq!((code, finished), (42, t0 + secs(605)));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_burst_of_pods_spreads_evenly() {
+    let cluster = Cluster::start(&[Component::Scheduler], &["node-1", "node-2", "node-3"]).await;
+    ready_nodes(&cluster, &["node-1", "node-2", "node-3"]).await;
+    // All at once, so the scheduler binds faster than its cache learns.
+    let creates = (0..60).map(|i| {
+        let cluster = &cluster;
+        async move {
+            let _: Pod = cluster
+                .create(pod(&format!("p{i:02}"), json!({}), json!({})))
+                .await;
+        }
+    });
+    futures_util::future::join_all(creates).await;
+    let placed = eventually("60 pods bound", LIMIT, || async {
+        let pods = cluster
+            .api::<Pod>()
+            .list(&Default::default())
+            .await
+            .expect("list");
+        let nodes: Vec<String> = pods.items.iter().filter_map(node_of).collect();
+        (nodes.len() == 60).then_some(nodes)
+    })
+    .await;
+    for node in ["node-1", "node-2", "node-3"] {
+        assert_eq!(
+            placed.iter().filter(|n| *n == node).count(),
+            20,
+            "{node}: {placed:?}"
+        );
+    }
+}
