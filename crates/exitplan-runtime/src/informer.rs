@@ -141,6 +141,15 @@ where
         }
     }
 
+    /// Whether an index called `name` is registered (so components sharing
+    /// an index register it once).
+    pub fn has_index(&self, name: &str) -> bool {
+        self.inner
+            .indexers
+            .read()
+            .is_ok_and(|ix| ix.iter().any(|(n, _)| *n == name))
+    }
+
     /// Adds a change handler (called outside the cache lock, in watch order).
     /// Register before [`Informer::run`].
     pub fn on_change(&self, f: impl Fn(&Change<K>) + Send + Sync + 'static) {

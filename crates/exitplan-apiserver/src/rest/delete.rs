@@ -178,13 +178,18 @@ fn rfc3339(ts: Timestamp) -> Value {
     exitplan_api::time::format_rfc3339(exitplan_api::time::truncate_to_seconds(ts)).into()
 }
 
+/// Upstream's `DefaultTerminationGracePeriodSeconds` (core/v1 defaulting
+/// sets it on every pod; this server does not default pods, so a pod without
+/// the field gets it here).
+const DEFAULT_TERMINATION_GRACE: i64 = 30;
+
 /// The pod strategy's `CheckGracefulDelete`: the grace period of a pod's
 /// first delete (0 for unscheduled or terminal pods).
 fn pod_grace(pod: &Value, requested: Option<i64>) -> i64 {
     let mut period = requested.unwrap_or_else(|| {
         pod.pointer("/spec/terminationGracePeriodSeconds")
             .and_then(Value::as_i64)
-            .unwrap_or(0)
+            .unwrap_or(DEFAULT_TERMINATION_GRACE)
     });
     if pod
         .pointer("/spec/nodeName")
@@ -588,5 +593,8 @@ mod tests {
         assert_eq!(pod_grace(&unbound, None), 0);
         let done = serde_json::json!({"spec": {"nodeName": "n1", "terminationGracePeriodSeconds": 30}, "status": {"phase": "Succeeded"}});
         assert_eq!(pod_grace(&done, None), 0);
+        let undefaulted =
+            serde_json::json!({"spec": {"nodeName": "n1"}, "status": {"phase": "Running"}});
+        assert_eq!(pod_grace(&undefaulted, None), 30, "upstream's default");
     }
 }
