@@ -31,6 +31,14 @@ impl TimedWork {
     pub async fn run(self, eviction: ActiveEviction) -> WorkResult {
         let half = self.duration / 2;
         let rest = self.duration - half;
+        tracing::info!(
+            responder = %eviction.responder(),
+            eviction = %eviction.name(),
+            pod = %eviction.target().name,
+            work = ?self.duration,
+            fail = self.fail,
+            "working"
+        );
         let ahead = |d: Duration| {
             let d = SignedDuration::try_from(d).unwrap_or(SignedDuration::MAX);
             eviction.now().saturating_add(d).ok()
@@ -54,8 +62,20 @@ impl TimedWork {
             .into());
         }
         if self.fail {
+            tracing::warn!(
+                responder = %eviction.responder(),
+                eviction = %eviction.name(),
+                after = ?half,
+                "simulating a failure: no more heartbeats"
+            );
             return Err(SimulatedFailure(half).into());
         }
+        tracing::info!(
+            responder = %eviction.responder(),
+            eviction = %eviction.name(),
+            remaining = ?rest,
+            "halfway"
+        );
         eviction
             .progress(
                 format!(

@@ -30,6 +30,8 @@ enum Command {
     Explain(cmd::explain::ExplainCommand),
     /// Run the embedded Kubernetes-compatible API server (durable, with a kubeconfig).
     Up(cmd::up::UpArgs),
+    /// Run the sample eviction responder (works `--work` per eviction, then completes).
+    Responder(cmd::responder::ResponderArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         }
         Command::Validate(args) => cmd::validate::run(args, clock),
         Command::Explain(cmd) => cmd::explain::run(cmd, clock),
+        Command::Responder(args) => cmd::responder::run(args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e}");

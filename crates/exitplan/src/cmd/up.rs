@@ -44,7 +44,7 @@ pub struct UpArgs {
 }
 
 /// The default data directory.
-fn default_data_dir() -> PathBuf {
+pub(crate) fn default_data_dir() -> PathBuf {
     if let Some(xdg) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(xdg).join("exitplan");
     }
@@ -82,7 +82,7 @@ fn load_or_create_token(dir: &Path) -> Result<String> {
     Ok(token)
 }
 
-fn init_logging() {
+pub(crate) fn init_logging() {
     let level = std::env::var("RUST_LOG")
         .ok()
         .and_then(|v| v.parse::<tracing::Level>().ok())
@@ -95,7 +95,7 @@ fn init_logging() {
         .try_init();
 }
 
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         if let Err(e) = tokio::signal::ctrl_c().await {
             tracing::warn!(error = %e, "cannot listen for Ctrl-C");
