@@ -338,7 +338,7 @@ async fn drive(
     };
     match result {
         Ok(Completed { .. }) => tracing::info!(%responder, %eviction, "work completed"),
-        Err(e) => match handle.stop_reason() {
+        Err(e) => match handle.stop_reason().or_else(|| refused_reason(&*e)) {
             Some(reason) => {
                 tracing::info!(%responder, %eviction, %reason, error = %e, "work stopped")
             }
@@ -352,5 +352,16 @@ async fn drive(
                 }
             }
         },
+    }
+}
+
+/// The reason in an [`Error::NotActive`] (or `Completed` for
+/// [`Error::AlreadyCompleted`]) the work returned: the server said it must
+/// stop before the watch did.
+fn refused_reason(e: &(dyn std::error::Error + Send + Sync + 'static)) -> Option<StopReason> {
+    match e.downcast_ref::<Error>()? {
+        Error::NotActive { reason, .. } => Some(reason.clone()),
+        Error::AlreadyCompleted { .. } => Some(StopReason::Completed),
+        _ => None,
     }
 }

@@ -551,3 +551,51 @@ async fn failing_work_goes_silent_until_interrupted() {
     env.assert_no_sdk_errors();
     sdk.abort();
 }
+
+/// A restarted responder resumes the Active Eviction: its first heartbeat is
+/// due one interval after the last one written before the restart, and its
+/// earlier message and estimate survive (every apply restates them).
+#[tokio::test(start_paused = true)]
+async fn restarted_responder_resumes_and_keeps_its_fields() {
+    let env = Env::start().await;
+    let first = tokio::spawn(env.responder().run(move |work: ActiveEviction| {
+        TimedWork {
+            duration: Duration::from_secs(300),
+            fail: false,
+        }
+        .run(work)
+    }));
+    env.pod_and_eviction("web").await;
+    env.label("pod-1-web", &[ME]).await;
+    env.controller_status(
+        "pod-1-web",
+        ["Active", "Inactive"],
+        [Some(at(0)), None],
+        None,
+    )
+    .await;
+    until(&env, 90).await;
+    first.abort();
+    assert_eq!(env.sdk_writes().len(), 2, "progress at 0, heartbeat at 1m");
+    until(&env, 100).await;
+    let resumed = Arc::new(AtomicUsize::new(0));
+    let r = resumed.clone();
+    let second = tokio::spawn(env.responder().run(move |work: ActiveEviction| {
+        r.fetch_add(1, Ordering::SeqCst);
+        async move {
+            work.canceled().await;
+            Err("stopped".into())
+        }
+    }));
+    until(&env, 101).await;
+    assert_eq!(resumed.load(Ordering::SeqCst), 1);
+    assert_eq!(env.sdk_writes().len(), 2, "nothing due before 2m");
+    until(&env, 121).await;
+    let entry = env.entry("pod-1-web").await;
+    assert_eq!(t(&entry.heartbeat_time), Some(at(120)));
+    assert_eq!(entry.message.as_deref(), Some("working on pod web: 0/5m"));
+    assert_eq!(t(&entry.expected_completion_time), Some(at(300)));
+    assert_eq!(env.sdk_writes().len(), 3);
+    env.assert_no_sdk_errors();
+    second.abort();
+}
