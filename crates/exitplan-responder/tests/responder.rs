@@ -340,6 +340,27 @@ async fn works_heartbeats_and_completes() {
         "{writes:?}"
     );
 
+    // The server records the responder as owner of its own entry's four
+    // fields, nothing else.
+    let stored = env.evictions().get(&name).await.expect("get");
+    let mine: Vec<_> = stored
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|m| m.manager.as_deref() == Some(ME))
+        .collect();
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert_eq!(mine[0].operation.as_deref(), Some("Apply"));
+    assert_eq!(mine[0].subresource.as_deref(), Some("status"));
+    let owned = mine[0].fields_v1.as_ref().expect("fieldsV1").0.clone();
+    assert_eq!(
+        owned,
+        json!({"f:status": {"f:responders": {"k:{\"name\":\"example.com/migrator\"}": {
+            ".": {}, "f:name": {}, "f:heartbeatTime": {}, "f:expectedCompletionTime": {},
+            "f:completionTime": {}, "f:message": {},
+        }}}})
+    );
     // The controller sees completionTime: Completed, the evictor is next.
     env.controller_status(
         &name,
