@@ -4,9 +4,11 @@
 //! subcommand returns an exit status, and input problems exit with 2.
 
 mod cmd;
+mod connect;
 mod input;
 mod kinds;
 mod output;
+mod process;
 mod table;
 
 use std::process::ExitCode;
@@ -41,6 +43,8 @@ enum Command {
     Simulate(cmd::simulate::SimulateArgs),
     /// Run the built-in demo scenario (a drain with cooperative responders).
     Demo(cmd::demo::DemoArgs),
+    /// Run the sample eviction responder (works `--work` per eviction, then completes).
+    Responder(cmd::responder::ResponderArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => status(cmd::bench::run(cmd)),
         Command::Controller(args) => status(cmd::controller::run(args)),
         Command::Drain(args) => status(cmd::drain::run(args)),
+        Command::Responder(args) => status(cmd::responder::run(args)),
     }
 }
 

@@ -57,58 +57,6 @@ pub struct ControllerArgs {
     pub metrics_addr: SocketAddr,
 }
 
-fn init_logging() {
-    let level = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|v| v.parse::<tracing::Level>().ok())
-        .unwrap_or(tracing::Level::INFO);
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_ansi(ansi)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
-/// Completes on Ctrl-C or SIGTERM.
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => tracing::info!("received Ctrl-C"),
-        _ = term => tracing::info!("received SIGTERM"),
-    }
-}
-
-/// A kube client from the kubeconfig at `path` (its current context).
-pub(crate) async fn client_from(path: &std::path::Path) -> Result<kube::Client> {
-    let kc = kube::config::Kubeconfig::read_from(path)
-        .with_context(|| format!("reading kubeconfig {}", path.display()))?;
-    let config =
-        kube::Config::from_custom_kubeconfig(kc, &kube::config::KubeConfigOptions::default())
-            .await
-            .with_context(|| format!("loading kubeconfig {}", path.display()))?;
-    kube::Client::try_from(config).context("building the API client")
-}
-
 /// kube-controller-manager's default identity: `<hostname>_<random>`.
 fn default_identity() -> String {
     let host = std::env::var("HOSTNAME")
@@ -128,7 +76,7 @@ fn default_identity() -> String {
 
 /// Runs the controllers until Ctrl-C or SIGTERM (0) or a lost lease (1).
 pub fn run(args: ControllerArgs) -> Result<ExitCode> {
-    init_logging();
+    crate::process::init_logging();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -165,7 +113,7 @@ fn leader_gauge(ctx: &Context, lease: &str) -> Gauge {
 }
 
 async fn serve(args: ControllerArgs) -> Result<ExitCode> {
-    let client = client_from(&args.kubeconfig).await?;
+    let client = crate::connect::client(Some(&args.kubeconfig)).await?;
     let clock: SharedClock = Arc::new(SystemClock);
     let ctx = Context::new(client, clock.clone());
     let identity = args.identity.clone().unwrap_or_else(default_identity);
@@ -201,7 +149,7 @@ async fn serve(args: ControllerArgs) -> Result<ExitCode> {
         let _ = elector_stopped.wait_for(|s| *s).await;
     }));
 
-    let mut signal = std::pin::pin!(shutdown_signal());
+    let mut signal = std::pin::pin!(crate::process::shutdown_signal());
     let code = 'run: {
         // Standby until leading.
         tokio::select! {

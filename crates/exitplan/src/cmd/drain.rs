@@ -50,19 +50,11 @@ pub struct DrainArgs {
     #[arg(long, value_name = "NAME", default_value = DEFAULT_REQUESTER)]
     pub requester: String,
     /// How long to wait for every pod to leave (e.g. 30s, 10m, 1h30m).
-    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = super::parse_duration)]
     pub timeout: Duration,
     /// Print what would be done; change nothing (the requests are sent with dryRun=All).
     #[arg(long)]
     pub dry_run: bool,
-}
-
-/// Parses `2s`, `10m`, `1h30m` (and jiff's other friendly/ISO 8601 forms).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let d: jiff::SignedDuration = s
-        .parse()
-        .map_err(|e| format!("invalid duration {s:?}: {e}"))?;
-    Duration::try_from(d).map_err(|_| format!("invalid duration {s:?}: must not be negative"))
 }
 
 /// One pod to evict and its request.
@@ -282,15 +274,6 @@ pub fn run(args: DrainArgs) -> Result<ExitCode> {
     runtime.block_on(drain(args))
 }
 
-async fn client(kubeconfig: Option<&std::path::Path>) -> Result<kube::Client> {
-    match kubeconfig {
-        Some(p) => super::controller::client_from(p).await,
-        None => kube::Client::try_default()
-            .await
-            .context("loading the default kubeconfig"),
-    }
-}
-
 /// Draws the progress on stderr: redrawn in place on a terminal, one line
 /// per change otherwise.
 struct Display {
@@ -322,7 +305,7 @@ impl Display {
 }
 
 async fn drain(args: DrainArgs) -> Result<ExitCode> {
-    let client = client(args.kubeconfig.as_deref()).await?;
+    let client = crate::connect::client(args.kubeconfig.as_deref()).await?;
     let node = &args.node;
     let nodes: Api<Node> = Api::all(client.clone());
     let current = nodes
@@ -654,10 +637,16 @@ mod tests {
 
     #[test]
     fn durations_parse_like_go() {
-        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
-        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
-        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("-1s").is_err());
+        assert_eq!(crate::cmd::parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(
+            crate::cmd::parse_duration("10m"),
+            Ok(Duration::from_secs(600))
+        );
+        assert_eq!(
+            crate::cmd::parse_duration("1h30m"),
+            Ok(Duration::from_secs(5400))
+        );
+        assert!(crate::cmd::parse_duration("soon").is_err());
+        assert!(crate::cmd::parse_duration("-1s").is_err());
     }
 }

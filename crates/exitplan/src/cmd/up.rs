@@ -44,7 +44,7 @@ pub struct UpArgs {
 }
 
 /// The default data directory.
-fn default_data_dir() -> PathBuf {
+pub(crate) fn default_data_dir() -> PathBuf {
     if let Some(xdg) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(xdg).join("exitplan");
     }
@@ -82,49 +82,9 @@ fn load_or_create_token(dir: &Path) -> Result<String> {
     Ok(token)
 }
 
-fn init_logging() {
-    let level = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|v| v.parse::<tracing::Level>().ok())
-        .unwrap_or(tracing::Level::INFO);
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_ansi(ansi)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => tracing::info!("received Ctrl-C"),
-        _ = term => tracing::info!("received SIGTERM"),
-    }
-}
-
 /// Runs the server until Ctrl-C or SIGTERM.
 pub fn run(args: UpArgs) -> Result<ExitCode> {
-    init_logging();
+    crate::process::init_logging();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -166,7 +126,7 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         kubeconfig_path.display()
     );
     server
-        .serve_tls(listener, tls, shutdown_signal())
+        .serve_tls(listener, tls, crate::process::shutdown_signal())
         .await
         .context("serving HTTP")?;
     tracing::info!("stopped");
