@@ -156,8 +156,6 @@ fn uncounted(job: &Job) -> (Vec<String>, Vec<String>) {
 /// The kubelet: container `main` terminated with `exit_code` at `now`, phase
 /// `Succeeded` (0) or `Failed`, plus `conditions`.
 async fn terminate(c: &Cluster, pod: &str, exit_code: i32, conditions: Vec<Value>) -> Timestamp {
-    let api = c.api::<Pod>();
-    let mut p = api.get(pod).await.expect("pod");
     let now = c.now();
     let phase = if exit_code == 0 {
         "Succeeded"
@@ -173,11 +171,24 @@ async fn terminate(c: &Cluster, pod: &str, exit_code: i32, conditions: Vec<Value
                                      "reason": if exit_code == 0 { "Completed" } else { "Error" }}}
         }]
     });
-    p.status = Some(serde_json::from_value(status).expect("status"));
-    api.replace_status(pod, &PostParams::default(), &p)
-        .await
-        .expect("pod status");
+    write_pod_status(c, pod, status).await;
     now
+}
+
+/// The kubelet's status write: replaces `.status`, retrying on conflicts
+/// with the controller's own writes (finalizers, deletion).
+async fn write_pod_status(c: &Cluster, pod: &str, status: Value) {
+    let api = c.api::<Pod>();
+    for _ in 0..10 {
+        let mut p = api.get(pod).await.expect("pod");
+        p.status = Some(serde_json::from_value(status.clone()).expect("status"));
+        match api.replace_status(pod, &PostParams::default(), &p).await {
+            Ok(_) => return,
+            Err(kube::Error::Api(s)) if s.code == 409 => continue,
+            Err(e) => panic!("pod status of {pod}: {e}"),
+        }
+    }
+    panic!("pod status of {pod}: conflicts");
 }
 
 /// The scheduler and kubelet: bind `pod` to `node` and report it Running.
@@ -188,7 +199,6 @@ async fn run_on(c: &Cluster, pod: &str, node: &str) {
     api.create_subresource::<Value, Value>("binding", pod, &PostParams::default(), &binding)
         .await
         .expect("bind");
-    let mut p = api.get(pod).await.expect("pod");
     let status = json!({
         "phase": "Running",
         "conditions": [{"type": "PodScheduled", "status": "True"}],
@@ -196,10 +206,7 @@ async fn run_on(c: &Cluster, pod: &str, node: &str) {
                                "restartCount": 0,
                                "state": {"running": {"startedAt": c.now().to_string()}}}]
     });
-    p.status = Some(serde_json::from_value(status).expect("status"));
-    api.replace_status(pod, &PostParams::default(), &p)
-        .await
-        .expect("pod status");
+    write_pod_status(c, pod, status).await;
 }
 
 fn disruption_target() -> Value {
@@ -689,6 +696,8 @@ struct Faults {
     pod_watch_delay: Mutex<Option<Duration>>,
     /// Pod creations that reached the server.
     pod_creates: AtomicUsize,
+    /// Job status PUTs the server accepted (conflicts are no writes).
+    status_puts: AtomicUsize,
 }
 
 fn injected() -> Response<axum::body::Body> {
@@ -743,7 +752,14 @@ async fn start_faulty(faults: Arc<Faults>) -> Cluster {
                             tokio::time::sleep(d).await;
                         }
                     }
-                    Ok(router.oneshot(req).await.unwrap_or_else(|e| match e {}))
+                    let status_put = method == Method::PUT
+                        && path.contains("/jobs/")
+                        && path.ends_with("/status");
+                    let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
+                    if status_put && resp.status().is_success() {
+                        faults.status_puts.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Ok(resp)
                 }
             });
             kube::Client::new(svc, "default")
@@ -859,4 +875,74 @@ async fn lagging_pod_cache_never_duplicates_creations() {
         get_job(&c, "lag").await.status.and_then(|s| s.active),
         Some(3)
     );
+}
+
+// ---- 9 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn orphan_pods_lose_the_tracking_finalizer() {
+    let c = start().await;
+    let job: Job = c.create(job_json("orph", json!({}))).await;
+    let pod = wait_active(&c, "orph", 1).await.remove(0);
+    assert!(has_finalizer(&pod));
+    // No garbage collector runs: the pod outlives its Job.
+    c.api::<Job>()
+        .delete("orph", &DeleteParams::default())
+        .await
+        .expect("delete job");
+    let released = eventually("orphan released", LIMIT, || async {
+        let p = c.api::<Pod>().get(&name(&pod)).await.expect("pod");
+        (!has_finalizer(&p)).then_some(p)
+    })
+    .await;
+    let owner = released
+        .metadata
+        .owner_references
+        .clone()
+        .unwrap_or_default();
+    assert_eq!(owner[0].uid, job.metadata.uid.clone().unwrap_or_default());
+    // A pod carrying the finalizer without any controller is released too;
+    // one controlled by something else than a Job is left alone.
+    c.create::<Pod>(json!({
+        "metadata": {"name": "stray", "finalizers": [FINALIZER]},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]}
+    }))
+    .await;
+    c.create::<Pod>(json!({
+        "metadata": {"name": "foreign", "finalizers": [FINALIZER],
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                          "name": "rs", "uid": "rs-uid", "controller": true}]},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]}
+    }))
+    .await;
+    eventually("stray released", LIMIT, || async {
+        let p = c.api::<Pod>().get("stray").await.expect("pod");
+        (!has_finalizer(&p)).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let foreign = c.api::<Pod>().get("foreign").await.expect("pod");
+    assert!(has_finalizer(&foreign), "not a Job's pod");
+}
+
+// ---- 10 ------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn backoff_limit_zero_fails_in_exactly_two_status_writes() {
+    let faults = Arc::new(Faults::default());
+    let c = start_faulty(faults.clone()).await;
+    c.create::<Job>(job_json("once", json!({"backoffLimit": 0})))
+        .await;
+    let pod = wait_active(&c, "once", 1).await.remove(0);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let before = faults.status_puts.load(Ordering::SeqCst);
+    terminate(&c, &name(&pod), 1, vec![]).await;
+    let j = wait_condition(&c, "once", "Failed").await;
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    // (1) uncounted [uid] + FailureTarget, (2) failed 1 + Failed (spec §5).
+    assert_eq!(faults.status_puts.load(Ordering::SeqCst) - before, 2);
+    assert_eq!(types(&j), vec!["FailureTarget", "Failed"]);
+    assert_eq!(failed(&j), 1);
+    assert_eq!(uncounted(&j), (vec![], vec![]));
+    assert_eq!(pods_of(&c, "once").await.len(), 1);
 }
