@@ -380,6 +380,13 @@ async fn ignore_rule_on_disruption_target_does_not_count_and_replaces() {
     terminate(&c, &name(&second), 0, vec![]).await;
     let done = wait_condition(&c, "ign", "Complete").await;
     assert_eq!((failed(&done), succeeded(&done)), (0, 1));
+    let metrics = c.ctx.metrics.encode();
+    assert!(
+        metrics.contains(
+            r#"job_controller_pod_failures_handled_by_failure_policy_total{action="Ignore"} 1"#
+        ),
+        "{metrics}"
+    );
 }
 
 // ---- 3 -------------------------------------------------------------------
@@ -455,6 +462,13 @@ async fn fail_job_on_exit_code_sets_failure_target_then_failed_once_pods_are_gon
         ]
     );
     assert_eq!(failed(&failed_job), 2);
+    let metrics = c.ctx.metrics.encode();
+    assert!(
+        metrics.contains(
+            r#"job_controller_pod_failures_handled_by_failure_policy_total{action="FailJob"} 1"#
+        ),
+        "{metrics}"
+    );
     assert_eq!(
         failed_job.status.as_ref().and_then(|s| s.terminating),
         Some(0)
@@ -698,6 +712,11 @@ struct Faults {
     pod_creates: AtomicUsize,
     /// Job status PUTs the server accepted (conflicts are no writes).
     status_puts: AtomicUsize,
+    /// Fail the pod creation attempt with this number (1-based; 0: none).
+    fail_create_attempt: AtomicUsize,
+    /// Pod creation attempts (accepted or not) and accepted Job status
+    /// writes, in order: `"created"`, `"refused"`, `"status"`.
+    log: Mutex<Vec<&'static str>>,
 }
 
 fn injected() -> Response<axum::body::Body> {
@@ -741,6 +760,14 @@ async fn start_faulty(faults: Arc<Faults>) -> Cluster {
                         return Ok(injected());
                     }
                     if method == Method::POST && path == "/api/v1/namespaces/default/pods" {
+                        let mut log = faults.log.lock().expect("lock");
+                        let attempt = log.iter().filter(|e| **e != "status").count() + 1;
+                        let fail = faults.fail_create_attempt.load(Ordering::SeqCst) == attempt;
+                        log.push(if fail { "refused" } else { "created" });
+                        drop(log);
+                        if fail {
+                            return Ok(injected());
+                        }
                         faults.pod_creates.fetch_add(1, Ordering::SeqCst);
                     }
                     if method == Method::GET
@@ -758,6 +785,7 @@ async fn start_faulty(faults: Arc<Faults>) -> Cluster {
                     let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
                     if status_put && resp.status().is_success() {
                         faults.status_puts.fetch_add(1, Ordering::SeqCst);
+                        faults.log.lock().expect("lock").push("status");
                     }
                     Ok(resp)
                 }
@@ -945,4 +973,34 @@ async fn backoff_limit_zero_fails_in_exactly_two_status_writes() {
     assert_eq!(failed(&j), 1);
     assert_eq!(uncounted(&j), (vec![], vec![]));
     assert_eq!(pods_of(&c, "once").await.len(), 1);
+}
+
+// ---- 11 ------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn slow_start_creation_stops_at_the_first_failing_batch() {
+    let faults = Arc::new(Faults::default());
+    // Batches 1, 2, 4: the 3rd attempt is the second pod of batch 2.
+    faults.fail_create_attempt.store(3, Ordering::SeqCst);
+    let c = start_faulty(faults.clone()).await;
+    c.create::<Job>(job_json("ss", json!({"parallelism": 7, "completions": 7})))
+        .await;
+    wait_active(&c, "ss", 7).await;
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    let log = faults.log.lock().expect("lock").clone();
+    let first_status = log
+        .iter()
+        .position(|e| *e == "status")
+        .expect("a status write");
+    // Batch 1, then batch 2 with one refusal: batch 3 (4 pods) is skipped,
+    // and the sync goes on to write `active: 2`.
+    assert_eq!(log[..first_status], ["created", "created", "refused"]);
+    // The retry creates the 5 missing pods; nothing more.
+    let attempts: Vec<&str> = log.iter().copied().filter(|e| *e != "status").collect();
+    assert_eq!(attempts.len(), 8, "{log:?}");
+    assert_eq!(pods_of(&c, "ss").await.len(), 7);
+    assert_eq!(
+        get_job(&c, "ss").await.status.and_then(|s| s.active),
+        Some(7)
+    );
 }

@@ -79,6 +79,19 @@ pub enum SyncError {
         /// The client's error.
         source: kube::Error,
     },
+    /// Some pod creations or deletions failed (the rest of the plan was
+    /// applied; upstream `manageJob` returns the error for a retry).
+    #[error(
+        "{failed_creations} pod creation(s) and {failed_deletions} pod deletion(s) of Job {job} failed"
+    )]
+    Manage {
+        /// The Job.
+        job: String,
+        /// Creations that failed or were skipped.
+        failed_creations: usize,
+        /// Deletions that failed.
+        failed_deletions: usize,
+    },
 }
 
 fn api_err(what: &'static str, target: impl Into<String>) -> impl FnOnce(kube::Error) -> SyncError {
@@ -478,9 +491,10 @@ impl JobController {
             steps.first(),
             Some(Step::DeletePods { .. } | Step::CreatePods { .. })
         );
+        let mut outcome = ManageOutcome::default();
         if manage_first {
             let first = steps.remove(0);
-            let outcome = self.manage(key, &job, &first).await;
+            outcome = self.manage(key, &job, &first).await;
             if outcome != ManageOutcome::default() {
                 steps = sync_job_after_manage(&input, &outcome, false).steps;
             }
@@ -491,6 +505,13 @@ impl JobController {
         }
         if let Some(after) = plan.requeue_after {
             self.queue.add_after(key.clone(), std_duration(after));
+        }
+        if outcome != ManageOutcome::default() {
+            return Err(SyncError::Manage {
+                job: key.to_string(),
+                failed_creations: outcome.failed_creations,
+                failed_deletions: outcome.failed_deletions.len(),
+            });
         }
         Ok(())
     }
