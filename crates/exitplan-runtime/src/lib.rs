@@ -15,7 +15,7 @@
 //! * [`context`] — the client, the clock and the shared informers.
 //! * [`runtime`] — composing components into a running system.
 //! * [`controllers`] — evictionrequest-controller, imperative evictor,
-//!   disruption controller, garbage collector.
+//!   disruption controller, garbage collector, Job controller.
 //! * [`cluster`] — the simulated scheduler and nodes.
 //! * [`metrics`] — the controllers' Prometheus metrics (§9).
 

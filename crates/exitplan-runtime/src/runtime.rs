@@ -34,7 +34,7 @@ impl Component {
             Component::Disruption => crate::controllers::disruption::register(ctx),
             Component::GarbageCollector => crate::controllers::gc::register(ctx),
             Component::Scheduler => crate::cluster::scheduler::register(ctx),
-            Component::Job => Vec::new(),
+            Component::Job => crate::controllers::job::register(ctx),
         }
     }
 }

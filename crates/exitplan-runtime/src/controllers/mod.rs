@@ -6,3 +6,4 @@ pub mod disruption;
 pub mod evictionrequest;
 pub mod gc;
 pub mod imperative;
+pub mod job;

@@ -169,3 +169,38 @@ where
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
+
+impl Cluster {
+    /// Like [`Cluster::start`], but every client (the components' and
+    /// `cluster.client`) is `wrap(router)`: a router wrapped to inject faults,
+    /// delays or to count requests.
+    pub async fn start_wrapped(
+        components: &[Component],
+        nodes: &[&str],
+        wrap: impl FnOnce(axum::Router) -> kube::Client,
+    ) -> Cluster {
+        let clock: SharedClock =
+            Arc::new(TokioClock::starting_at(START.parse().expect("start time")));
+        let server = Server::builder()
+            .store(Store::in_memory().expect("store"))
+            .clock(clock.clone())
+            .build()
+            .await
+            .expect("server");
+        let client = wrap(server.router());
+        let config = RuntimeConfig {
+            components: components.iter().copied().collect(),
+            nodes: nodes.iter().map(|n| (*n).to_owned()).collect(),
+        };
+        let ctx = Context::new(client.clone(), clock.clone());
+        let runtime = Some(Runtime::start(ctx.clone(), config.clone()).await);
+        Cluster {
+            server,
+            client,
+            clock,
+            config,
+            runtime,
+            ctx,
+        }
+    }
+}

@@ -1,0 +1,784 @@
+//! The Job controller (upstream `pkg/controller/job/job_controller.go`,
+//! job-failure spec §3–§9): wiring around the pure decision
+//! [`sync_job`](exitplan_control::job::sync_job).
+//!
+//! Wiring: a queue of Job keys ([`WORKERS`] workers) fed by Job add / update /
+//! delete (at once) and by pod add / update / delete of pods controlled by a
+//! Job (batched by [`SYNC_JOB_BATCH_PERIOD`]); pods are found through an
+//! index by controller owner UID. A second queue of pod keys removes the
+//! tracking finalizer from orphans (no controller, Job gone or finished).
+//!
+//! One sync: read the pod creation/deletion [`Expectations`] (before the
+//! pods), the controlled pods, the finalizer-removal expectations and the
+//! in-memory [`BackoffRecord`], ask the pure decision for a plan, then apply
+//! its steps strictly in order: the pod-management step (slow-start creates
+//! / deletes, with expectations raised before and lowered on failures; a
+//! partial failure asks [`sync_job_after_manage`] for the rest of the plan),
+//! then status writes (`replace_status` carrying the resourceVersion; 409 →
+//! retried), finalizer removals (strategic merge `$deleteFromPrimitiveList`)
+//! and events. The first failing write stops the sync; the two-phase
+//! counting protocol of the plan makes every step boundary a safe resume
+//! point (a crash never double-counts).
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::batch::v1::{Job, JobStatus};
+use k8s_openapi::api::core::v1::{ObjectReference, Pod};
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, OwnerReference};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+
+use exitplan_api::batch::constants::JOB_TRACKING_FINALIZER;
+use exitplan_control::job::backoff::BackoffRecord;
+use exitplan_control::job::classify::has_tracking_finalizer;
+use exitplan_control::job::conditions::is_finished;
+use exitplan_control::job::plan::{EventType, JobEvent, NewPod, PodRef};
+use exitplan_control::job::{ManageOutcome, Step, SyncInput, sync_job, sync_job_after_manage};
+
+use crate::context::{Context, Task};
+use crate::informer::{Change, Informer, ObjectKey};
+use crate::queue::Queue;
+
+/// Index of pods by the UID of their controller owner reference.
+const CONTROLLER_UID_INDEX: &str = "job/controller-uid";
+
+/// Name of the Job work queue.
+pub const QUEUE_NAME: &str = "job";
+/// Name of the orphan-pod work queue.
+pub const ORPHAN_QUEUE_NAME: &str = "job_orphan_pod";
+/// Number of Job workers (`--concurrent-job-syncs` default).
+pub const WORKERS: usize = 5;
+/// Pod events are batched into one sync this long after the first
+/// (`syncJobBatchPeriod`).
+pub const SYNC_JOB_BATCH_PERIOD: Duration = Duration::from_secs(1);
+/// Unobserved creations/deletions stop blocking pod management after this
+/// long (`ExpectationsTimeout`).
+pub const EXPECTATIONS_TIMEOUT: SignedDuration = SignedDuration::from_secs(5 * 60);
+/// `reportingController` of the Job's events.
+pub const EVENT_REPORTER: &str = "job-controller";
+/// `reportingInstance` of the Job's events.
+pub const EVENT_INSTANCE: &str = "exitplan-job-controller";
+/// Metric counting pods handled by a pod failure policy rule, by action.
+pub const POLICY_ACTIONS_METRIC: &str = "job_controller_pod_failures_handled_by_failure_policy";
+
+/// Why a sync failed (retried with the queue's back-off).
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// A write to the API server failed.
+    #[error("{what} {target}: {source}")]
+    Api {
+        /// What the write was.
+        what: &'static str,
+        /// The object written.
+        target: String,
+        /// The client's error.
+        source: kube::Error,
+    },
+    /// Some pod creations or deletions failed (the rest of the plan was
+    /// applied; upstream `manageJob` returns the error for a retry).
+    #[error(
+        "{failed_creations} pod creation(s) and {failed_deletions} pod deletion(s) of Job {job} failed"
+    )]
+    Manage {
+        /// The Job.
+        job: String,
+        /// Creations that failed or were skipped.
+        failed_creations: usize,
+        /// Deletions that failed.
+        failed_deletions: usize,
+    },
+}
+
+fn api_err(what: &'static str, target: impl Into<String>) -> impl FnOnce(kube::Error) -> SyncError {
+    let target = target.into();
+    move |source| SyncError::Api {
+        what,
+        target,
+        source,
+    }
+}
+
+fn is_not_found(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(s) if s.code == 404)
+}
+
+/// client-go's `ControllerExpectations`: per Job, creations and deletions
+/// issued but not yet seen by the pod informer.
+#[derive(Debug, Default)]
+pub struct Expectations {
+    inner: Mutex<HashMap<ObjectKey, Expectation>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Expectation {
+    add: i64,
+    del: i64,
+    at: Timestamp,
+}
+
+impl Expectations {
+    /// Whether pod management may run: nothing recorded, everything
+    /// observed, or the record is older than [`EXPECTATIONS_TIMEOUT`].
+    pub fn satisfied(&self, key: &ObjectKey, now: Timestamp) -> bool {
+        let Ok(m) = self.inner.lock() else {
+            return true;
+        };
+        match m.get(key) {
+            None => true,
+            Some(e) => {
+                (e.add <= 0 && e.del <= 0) || now.duration_since(e.at) > EXPECTATIONS_TIMEOUT
+            }
+        }
+    }
+
+    /// Expects `add` creations and `del` deletions (replaces the record).
+    pub fn set(&self, key: &ObjectKey, add: usize, del: usize, now: Timestamp) {
+        if let Ok(mut m) = self.inner.lock() {
+            m.insert(
+                key.clone(),
+                Expectation {
+                    add: i64::try_from(add).unwrap_or(i64::MAX),
+                    del: i64::try_from(del).unwrap_or(i64::MAX),
+                    at: now,
+                },
+            );
+        }
+    }
+
+    /// One creation was observed (or will never happen).
+    pub fn creation_observed(&self, key: &ObjectKey) {
+        if let Ok(mut m) = self.inner.lock()
+            && let Some(e) = m.get_mut(key)
+        {
+            e.add -= 1;
+        }
+    }
+
+    /// One deletion was observed (or will never happen).
+    pub fn deletion_observed(&self, key: &ObjectKey) {
+        if let Ok(mut m) = self.inner.lock()
+            && let Some(e) = m.get_mut(key)
+        {
+            e.del -= 1;
+        }
+    }
+
+    /// Pending (creations, deletions) of `key`, for tests and logs.
+    pub fn pending(&self, key: &ObjectKey) -> Option<(i64, i64)> {
+        let m = self.inner.lock().ok()?;
+        m.get(key).map(|e| (e.add, e.del))
+    }
+
+    /// Forgets `key` (Job deleted).
+    pub fn delete(&self, key: &ObjectKey) {
+        if let Ok(mut m) = self.inner.lock() {
+            m.remove(key);
+        }
+    }
+}
+
+/// Upstream `uidTrackingExpectations`: per Job, the pod UIDs whose tracking
+/// finalizer removal was issued but not yet observed.
+#[derive(Debug, Default)]
+pub struct FinalizerExpectations {
+    inner: Mutex<HashMap<ObjectKey, BTreeSet<String>>>,
+}
+
+impl FinalizerExpectations {
+    /// The expected removals of `key`.
+    pub fn expected(&self, key: &ObjectKey) -> BTreeSet<String> {
+        self.inner
+            .lock()
+            .ok()
+            .and_then(|m| m.get(key).cloned())
+            .unwrap_or_default()
+    }
+
+    /// Expects the removal of the finalizers of `uids`.
+    pub fn expect(&self, key: &ObjectKey, uids: impl IntoIterator<Item = String>) {
+        if let Ok(mut m) = self.inner.lock() {
+            m.entry(key.clone()).or_default().extend(uids);
+        }
+    }
+
+    /// The removal for `uid` was observed (or will never happen).
+    pub fn observed(&self, key: &ObjectKey, uid: &str) {
+        if let Ok(mut m) = self.inner.lock()
+            && let Some(set) = m.get_mut(key)
+        {
+            set.remove(uid);
+            if set.is_empty() {
+                m.remove(key);
+            }
+        }
+    }
+
+    /// Forgets `key` (Job deleted).
+    pub fn delete(&self, key: &ObjectKey) {
+        if let Ok(mut m) = self.inner.lock() {
+            m.remove(key);
+        }
+    }
+}
+
+type Labels = Vec<(String, String)>;
+
+#[derive(Clone)]
+struct JobController {
+    client: kube::Client,
+    clock: exitplan_clock::SharedClock,
+    pods: Informer<Pod>,
+    jobs: Informer<Job>,
+    queue: Queue<ObjectKey>,
+    orphan_queue: Queue<ObjectKey>,
+    expectations: Arc<Expectations>,
+    finalizers: Arc<FinalizerExpectations>,
+    backoff: Arc<Mutex<HashMap<ObjectKey, BackoffRecord>>>,
+    policy_actions: Family<Labels, Counter>,
+}
+
+fn controller_ref(pod: &Pod) -> Option<&OwnerReference> {
+    pod.metadata
+        .owner_references
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .find(|r| r.controller == Some(true))
+}
+
+fn std_duration(d: SignedDuration) -> Duration {
+    Duration::try_from(d).unwrap_or_default()
+}
+
+/// Registers the Job controller's index and handlers and returns its workers.
+pub fn register(ctx: &Context) -> Vec<Task> {
+    let policy_actions = Family::<Labels, Counter>::default();
+    ctx.metrics.registry(|r| {
+        r.register(
+            POLICY_ACTIONS_METRIC,
+            "The number of failed Pods handled by the Pod failure policy, by action",
+            policy_actions.clone(),
+        )
+    });
+    let c = JobController {
+        client: ctx.client.clone(),
+        clock: ctx.clock.clone(),
+        pods: ctx.informers.pods.clone(),
+        jobs: ctx.informers.jobs.clone(),
+        queue: Queue::new(QUEUE_NAME),
+        orphan_queue: Queue::new(ORPHAN_QUEUE_NAME),
+        expectations: Arc::new(Expectations::default()),
+        finalizers: Arc::new(FinalizerExpectations::default()),
+        backoff: Arc::new(Mutex::new(HashMap::new())),
+        policy_actions,
+    };
+    c.pods.add_index(CONTROLLER_UID_INDEX, |p: &Pod| {
+        controller_ref(p)
+            .map(|r| vec![r.uid.clone()])
+            .unwrap_or_default()
+    });
+    let h = c.clone();
+    c.jobs.on_change(move |change: &Change<Job>| match change {
+        Change::Added(j) => h.queue.add(ObjectKey::of(j.as_ref())),
+        Change::Updated { new, .. } => h.queue.add(ObjectKey::of(new.as_ref())),
+        Change::Deleted(j) => h.delete_job(j),
+    });
+    let h = c.clone();
+    c.pods.on_change(move |change: &Change<Pod>| match change {
+        Change::Added(p) => h.add_pod(p),
+        Change::Updated { old, new } => h.update_pod(old, new),
+        Change::Deleted(p) => h.delete_pod(p, true),
+    });
+    let mut tasks: Vec<Task> = (0..WORKERS)
+        .map(|_| {
+            let w = c.clone();
+            Box::pin(async move { w.work().await }) as Task
+        })
+        .collect();
+    tasks.push(Box::pin(async move { c.orphan_work().await }));
+    tasks
+}
+
+impl JobController {
+    /// `resolveControllerRef`: the cached Job `r` names, if its UID matches.
+    fn resolve(&self, namespace: Option<&str>, r: &OwnerReference) -> Option<Arc<Job>> {
+        if r.kind != "Job" || r.api_version != "batch/v1" {
+            return None;
+        }
+        let job = self.jobs.get(&ObjectKey::new(namespace, &r.name))?;
+        (job.metadata.uid.as_deref() == Some(r.uid.as_str())).then_some(job)
+    }
+
+    fn enqueue_batched(&self, job: &Job) {
+        self.queue
+            .add_after(ObjectKey::of(job), SYNC_JOB_BATCH_PERIOD);
+    }
+
+    fn enqueue_orphan(&self, pod: &Pod) {
+        self.orphan_queue.add(ObjectKey::of(pod));
+    }
+
+    fn add_pod(&self, pod: &Pod) {
+        if pod.metadata.deletion_timestamp.is_some() {
+            // A pod already being deleted (seen after a restart) is no creation.
+            self.delete_pod(pod, false);
+            return;
+        }
+        let Some(r) = controller_ref(pod) else {
+            if has_tracking_finalizer(pod) {
+                self.enqueue_orphan(pod);
+            }
+            return;
+        };
+        let Some(job) = self.resolve(pod.metadata.namespace.as_deref(), r) else {
+            if has_tracking_finalizer(pod) {
+                self.enqueue_orphan(pod);
+            }
+            return;
+        };
+        self.expectations
+            .creation_observed(&ObjectKey::of(job.as_ref()));
+        self.enqueue_batched(&job);
+    }
+
+    fn update_pod(&self, old: &Pod, new: &Pod) {
+        if new.metadata.deletion_timestamp.is_some() {
+            // Graceful deletion started: the Job may replace the pod now.
+            self.delete_pod(new, false);
+            return;
+        }
+        let finalizer_removed = !has_tracking_finalizer(new);
+        let new_ref = controller_ref(new);
+        let old_ref = controller_ref(old);
+        let ns = new.metadata.namespace.as_deref();
+        let uid = new.metadata.uid.as_deref().unwrap_or_default();
+        if new_ref != old_ref
+            && let Some(r) = old_ref
+            && let Some(job) = self.resolve(ns, r)
+        {
+            if finalizer_removed {
+                self.finalizers.observed(&ObjectKey::of(job.as_ref()), uid);
+            }
+            self.enqueue_batched(&job);
+        }
+        let job = new_ref.and_then(|r| self.resolve(ns, r));
+        match job {
+            Some(job) => {
+                if finalizer_removed {
+                    self.finalizers.observed(&ObjectKey::of(job.as_ref()), uid);
+                }
+                if is_finished(&job) && has_tracking_finalizer(new) {
+                    self.enqueue_orphan(new);
+                }
+                self.enqueue_batched(&job);
+            }
+            None => {
+                if has_tracking_finalizer(new) {
+                    self.enqueue_orphan(new);
+                }
+            }
+        }
+    }
+
+    /// `deletePod`: `last` is the final delete (not a deletionTimestamp update).
+    fn delete_pod(&self, pod: &Pod, last: bool) {
+        let has_finalizer = has_tracking_finalizer(pod);
+        let job =
+            controller_ref(pod).and_then(|r| self.resolve(pod.metadata.namespace.as_deref(), r));
+        let Some(job) = job.filter(|j| !is_finished(j)) else {
+            // syncJob will not remove this finalizer.
+            if has_finalizer && !last {
+                self.enqueue_orphan(pod);
+            }
+            return;
+        };
+        let key = ObjectKey::of(job.as_ref());
+        self.expectations.deletion_observed(&key);
+        if last || !has_finalizer {
+            self.finalizers
+                .observed(&key, pod.metadata.uid.as_deref().unwrap_or_default());
+        }
+        self.enqueue_batched(&job);
+    }
+
+    fn delete_job(&self, job: &Job) {
+        self.queue.add(ObjectKey::of(job));
+        let Some(uid) = job.metadata.uid.as_deref() else {
+            return;
+        };
+        for pod in self.pods.by_index(CONTROLLER_UID_INDEX, uid) {
+            if has_tracking_finalizer(&pod) {
+                self.enqueue_orphan(&pod);
+            }
+        }
+    }
+
+    async fn work(self) {
+        while let Some(key) = self.queue.get().await {
+            match self.sync(&key).await {
+                Ok(()) => self.queue.forget(&key),
+                Err(err) => {
+                    tracing::warn!(job = %key, error = %err, "Job sync failed; retrying");
+                    self.queue.add_rate_limited(key.clone());
+                }
+            }
+            self.queue.done(&key);
+        }
+    }
+
+    fn pods_of(&self, job: &Job) -> Vec<Pod> {
+        let Some(uid) = job.metadata.uid.as_deref() else {
+            return Vec::new();
+        };
+        self.pods
+            .by_index(CONTROLLER_UID_INDEX, uid)
+            .iter()
+            .map(|p| Pod::clone(p))
+            .collect()
+    }
+
+    fn backoff_of(&self, key: &ObjectKey) -> BackoffRecord {
+        self.backoff
+            .lock()
+            .ok()
+            .and_then(|m| m.get(key).cloned())
+            .unwrap_or_default()
+    }
+
+    fn set_backoff(&self, key: &ObjectKey, record: Option<BackoffRecord>) {
+        if let Ok(mut m) = self.backoff.lock() {
+            match record {
+                Some(r) => m.insert(key.clone(), r),
+                None => m.remove(key),
+            };
+        }
+    }
+
+    /// One `syncJob`.
+    async fn sync(&self, key: &ObjectKey) -> Result<(), SyncError> {
+        let Some(job) = self.jobs.get(key) else {
+            self.expectations.delete(key);
+            self.finalizers.delete(key);
+            self.set_backoff(key, None);
+            return Ok(());
+        };
+        // Expectations first, then the pods: an observation racing with the
+        // read can only make the sync more conservative.
+        let now = self.clock.now();
+        let satisfied = self.expectations.satisfied(key, now);
+        let pods = self.pods_of(&job);
+        let expected_rm = self.finalizers.expected(key);
+        let backoff = self.backoff_of(key);
+        let input = SyncInput {
+            job: &job,
+            pods: &pods,
+            backoff: &backoff,
+            expected_removed_finalizers: &expected_rm,
+            expectations_satisfied: satisfied,
+            now,
+        };
+        let plan = sync_job(&input);
+        if let Some(skipped) = &plan.skipped {
+            tracing::debug!(job = %key, reason = ?skipped, "Job sync skipped");
+        }
+        let mut steps = plan.steps.clone();
+        let manage_first = matches!(
+            steps.first(),
+            Some(Step::DeletePods { .. } | Step::CreatePods { .. })
+        );
+        let mut outcome = ManageOutcome::default();
+        if manage_first {
+            let first = steps.remove(0);
+            outcome = self.manage(key, &job, &first).await;
+            if outcome != ManageOutcome::default() {
+                steps = sync_job_after_manage(&input, &outcome, false).steps;
+            }
+        }
+        let mut current = Job::clone(&job);
+        for step in &steps {
+            self.apply(key, &mut current, step).await?;
+        }
+        if let Some(after) = plan.requeue_after {
+            self.queue.add_after(key.clone(), std_duration(after));
+        }
+        if outcome != ManageOutcome::default() {
+            return Err(SyncError::Manage {
+                job: key.to_string(),
+                failed_creations: outcome.failed_creations,
+                failed_deletions: outcome.failed_deletions.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The pod-management step: deletes or slow-start creates.
+    async fn manage(&self, key: &ObjectKey, job: &Job, step: &Step) -> ManageOutcome {
+        let mut outcome = ManageOutcome::default();
+        let ns = key.namespace.clone().unwrap_or_default();
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &ns);
+        match step {
+            Step::DeletePods {
+                pods,
+                remove_finalizer_first,
+            } => {
+                self.expectations.set(key, 0, pods.len(), self.clock.now());
+                for p in pods {
+                    if let Err(err) = self.delete_one(&api, p, *remove_finalizer_first).await {
+                        self.expectations.deletion_observed(key);
+                        if !is_not_found(&err) {
+                            tracing::warn!(job = %key, pod = %p.name, error = %err, "deleting pod failed");
+                            outcome.failed_deletions.insert(p.uid.clone());
+                        }
+                    }
+                }
+            }
+            Step::CreatePods { batches } => {
+                let total: usize = batches.iter().map(Vec::len).sum();
+                self.expectations.set(key, total, 0, self.clock.now());
+                let mut failed = false;
+                for batch in batches {
+                    if failed {
+                        // Skipped after a failing batch: these will never be observed.
+                        for _ in batch {
+                            self.expectations.creation_observed(key);
+                        }
+                        outcome.failed_creations += batch.len();
+                        continue;
+                    }
+                    for np in batch {
+                        match api.create(&PostParams::default(), &pod_from(job, np)).await {
+                            Ok(pod) => {
+                                tracing::info!(job = %key, pod = pod.metadata.name.as_deref().unwrap_or_default(), "created pod")
+                            }
+                            Err(err) => {
+                                tracing::warn!(job = %key, error = %err, "creating pod failed");
+                                self.expectations.creation_observed(key);
+                                outcome.failed_creations += 1;
+                                failed = true;
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        outcome
+    }
+
+    async fn delete_one(
+        &self,
+        api: &Api<Pod>,
+        p: &PodRef,
+        remove_finalizer_first: bool,
+    ) -> Result<(), kube::Error> {
+        if remove_finalizer_first {
+            remove_finalizer(api, &p.name).await?;
+        }
+        api.delete(&p.name, &DeleteParams::default()).await?;
+        tracing::info!(pod = %p.name, "deleted pod");
+        Ok(())
+    }
+
+    /// Applies one non-management step.
+    async fn apply(
+        &self,
+        key: &ObjectKey,
+        current: &mut Job,
+        step: &Step,
+    ) -> Result<(), SyncError> {
+        let ns = key.namespace.clone().unwrap_or_default();
+        match step {
+            Step::DeletePods { .. } | Step::CreatePods { .. } => {}
+            Step::UpdateStatus(status) => self.write_status(key, current, status).await?,
+            Step::SaveBackoffRecord(r) => self.set_backoff(key, Some(r.clone())),
+            Step::RemoveBackoffRecord => self.set_backoff(key, None),
+            Step::RecordPolicyActions(actions) => {
+                for (action, n) in actions {
+                    self.policy_actions
+                        .get_or_create(&vec![("action".to_owned(), action.clone())])
+                        .inc_by(u64::from(*n));
+                }
+            }
+            Step::RemoveFinalizers(pods) => {
+                self.finalizers
+                    .expect(key, pods.iter().map(|p| p.uid.clone()));
+                let api: Api<Pod> = Api::namespaced(self.client.clone(), &ns);
+                let mut first_err = None;
+                for p in pods {
+                    match remove_finalizer(&api, &p.name).await {
+                        Ok(()) => {}
+                        Err(err) if is_not_found(&err) => self.finalizers.observed(key, &p.uid),
+                        Err(err) => {
+                            self.finalizers.observed(key, &p.uid);
+                            first_err.get_or_insert((p.name.clone(), err));
+                        }
+                    }
+                }
+                if let Some((name, err)) = first_err {
+                    return Err(api_err("removing the tracking finalizer of pod", name)(err));
+                }
+            }
+            Step::Event(event) => self.record_event(current, event).await,
+        }
+        Ok(())
+    }
+
+    async fn write_status(
+        &self,
+        key: &ObjectKey,
+        current: &mut Job,
+        status: &JobStatus,
+    ) -> Result<(), SyncError> {
+        let api: Api<Job> = Api::namespaced(
+            self.client.clone(),
+            key.namespace.as_deref().unwrap_or_default(),
+        );
+        let mut body = current.clone();
+        body.status = Some(status.clone());
+        body.metadata.managed_fields = None;
+        let written = api
+            .replace_status(&key.name, &PostParams::default(), &body)
+            .await
+            .map_err(api_err("writing the status of Job", key.to_string()))?;
+        tracing::debug!(job = %key, status = ?written.status, "wrote Job status");
+        *current = written;
+        Ok(())
+    }
+
+    /// Writes an `events.k8s.io/v1` Event about the Job, stamped with the
+    /// injected clock. Failures are logged only (events are best effort).
+    async fn record_event(&self, job: &Job, event: &JobEvent) {
+        let ns = job.metadata.namespace.clone().unwrap_or_default();
+        let name = job.metadata.name.clone().unwrap_or_default();
+        let type_ = match event.type_ {
+            EventType::Normal => "Normal",
+            EventType::Warning => "Warning",
+        };
+        let now = self.clock.now();
+        let mut ev = Event {
+            metadata: ObjectMeta {
+                // As client-go's events recorder: `<regarding>.<hex nanoseconds>`.
+                name: Some(format!("{name}.{:x}", now.as_nanosecond())),
+                namespace: Some(ns.clone()),
+                ..ObjectMeta::default()
+            },
+            event_time: Some(MicroTime(now)),
+            action: Some("Sync".to_owned()),
+            reason: Some(event.reason.clone()),
+            note: Some(event.message.clone()),
+            type_: Some(type_.to_owned()),
+            reporting_controller: Some(EVENT_REPORTER.to_owned()),
+            reporting_instance: Some(EVENT_INSTANCE.to_owned()),
+            regarding: Some(ObjectReference {
+                api_version: Some("batch/v1".to_owned()),
+                kind: Some("Job".to_owned()),
+                name: Some(name.clone()),
+                namespace: Some(ns.clone()),
+                uid: job.metadata.uid.clone(),
+                resource_version: job.metadata.resource_version.clone(),
+                field_path: None,
+            }),
+            ..Event::default()
+        };
+        let api: Api<Event> = Api::namespaced(self.client.clone(), &ns);
+        let mut result = api.create(&PostParams::default(), &ev).await;
+        if matches!(&result, Err(kube::Error::Api(s)) if s.code == 409) {
+            // Two events at the same instant: let the server pick a suffix.
+            ev.metadata.generate_name = ev.metadata.name.take().map(|n| format!("{n}-"));
+            result = api.create(&PostParams::default(), &ev).await;
+        }
+        match result {
+            Ok(_) => {
+                tracing::info!(job = %format!("{ns}/{name}"), reason = %event.reason, message = %event.message, "event")
+            }
+            Err(err) => {
+                tracing::warn!(job = %format!("{ns}/{name}"), reason = %event.reason, error = %err, "writing event failed")
+            }
+        }
+    }
+
+    async fn orphan_work(self) {
+        while let Some(key) = self.orphan_queue.get().await {
+            match self.sync_orphan(&key).await {
+                Ok(()) => self.orphan_queue.forget(&key),
+                Err(err) => {
+                    tracing::warn!(pod = %key, error = %err, "orphan pod finalizer removal failed; retrying");
+                    self.orphan_queue.add_rate_limited(key.clone());
+                }
+            }
+            self.orphan_queue.done(&key);
+        }
+    }
+
+    /// `syncOrphanPod`: removes the tracking finalizer of a pod whose Job is
+    /// gone or finished (or that has no controller), unless the controller
+    /// is not a `batch/v1` Job or the Job is managed by another controller.
+    async fn sync_orphan(&self, key: &ObjectKey) -> Result<(), SyncError> {
+        let Some(pod) = self.pods.get(key) else {
+            return Ok(());
+        };
+        if !has_tracking_finalizer(&pod) {
+            return Ok(());
+        }
+        if let Some(r) = controller_ref(&pod) {
+            if r.kind != "Job" || r.api_version != "batch/v1" {
+                return Ok(());
+            }
+            if let Some(job) = self.resolve(key.namespace.as_deref(), r) {
+                let external = job
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.managed_by.as_deref())
+                    .is_some_and(|m| m != exitplan_api::batch::constants::JOB_CONTROLLER_NAME);
+                if external || !is_finished(&job) {
+                    return Ok(());
+                }
+            }
+        }
+        let api: Api<Pod> = Api::namespaced(
+            self.client.clone(),
+            key.namespace.as_deref().unwrap_or_default(),
+        );
+        match remove_finalizer(&api, &key.name).await {
+            Ok(()) => {
+                tracing::info!(pod = %key, "removed the tracking finalizer of an orphan pod");
+                Ok(())
+            }
+            Err(err) if is_not_found(&err) => Ok(()),
+            Err(err) => Err(api_err(
+                "removing the tracking finalizer of orphan pod",
+                key.to_string(),
+            )(err)),
+        }
+    }
+}
+
+/// Strategic merge patch deleting the tracking finalizer (upstream
+/// `removeTrackingFinalizerPatch`).
+async fn remove_finalizer(api: &Api<Pod>, name: &str) -> Result<(), kube::Error> {
+    let patch = serde_json::json!({
+        "metadata": {"$deleteFromPrimitiveList/finalizers": [JOB_TRACKING_FINALIZER]}
+    });
+    api.patch(name, &PatchParams::default(), &Patch::Strategic(patch))
+        .await
+        .map(|_| ())
+}
+
+/// The pod to POST for `np`: the template's metadata (labels, annotations,
+/// finalizer, owner reference) with `generateName`, and its spec.
+fn pod_from(job: &Job, np: &NewPod) -> Pod {
+    let mut metadata = np.template.metadata.clone().unwrap_or_default();
+    metadata.generate_name = Some(np.generate_name.clone());
+    metadata.name = None;
+    metadata.namespace = job.metadata.namespace.clone();
+    Pod {
+        metadata,
+        spec: np.template.spec.clone(),
+        status: None,
+    }
+}

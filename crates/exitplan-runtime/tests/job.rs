@@ -1,0 +1,1006 @@
+//! The Job controller against the embedded API server, in virtual time
+//! (job-failure spec §3–§9, §11). The tests play the kubelet: they write pod
+//! status (phase, terminated containers, `DisruptionTarget`) and delete pods.
+
+mod support;
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::http::{Method, Request, Response};
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use exitplan_runtime::runtime::Component;
+use support::{Cluster, START, eventually};
+
+const FINALIZER: &str = "batch.kubernetes.io/job-tracking";
+const LIMIT: Duration = Duration::from_secs(120);
+
+async fn start() -> Cluster {
+    Cluster::start(
+        &[Component::Job, Component::Scheduler],
+        &["node-1", "node-2"],
+    )
+    .await
+}
+
+/// A Job `name` running container `main`, with `spec` merged in.
+fn job_json(name: &str, spec: Value) -> Value {
+    let mut full = json!({
+        "apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 30,
+                 "containers": [{"name": "main", "image": "busybox"}]}}}
+    });
+    if let (Some(dst), Some(src)) = (full["spec"].as_object_mut(), spec.as_object()) {
+        for (k, v) in src {
+            dst.insert(k.clone(), v.clone());
+        }
+    }
+    full
+}
+
+async fn get_job(c: &Cluster, name: &str) -> Job {
+    c.api::<Job>().get(name).await.expect("job")
+}
+
+/// The Job's pods, oldest first.
+async fn pods_of(c: &Cluster, job: &str) -> Vec<Pod> {
+    let lp = ListParams::default().labels(&format!("batch.kubernetes.io/job-name={job}"));
+    let mut pods = c.api::<Pod>().list(&lp).await.expect("pods").items;
+    pods.sort_by_key(|p| {
+        (
+            p.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            p.metadata.name.clone(),
+        )
+    });
+    pods
+}
+
+fn name(p: &Pod) -> String {
+    p.metadata.name.clone().unwrap_or_default()
+}
+
+fn phase(p: &Pod) -> String {
+    p.status
+        .as_ref()
+        .and_then(|s| s.phase.clone())
+        .unwrap_or_default()
+}
+
+fn has_finalizer(p: &Pod) -> bool {
+    p.metadata
+        .finalizers
+        .iter()
+        .flatten()
+        .any(|f| f == FINALIZER)
+}
+
+fn is_active(p: &Pod) -> bool {
+    !matches!(phase(p).as_str(), "Succeeded" | "Failed") && p.metadata.deletion_timestamp.is_none()
+}
+
+async fn active_pods(c: &Cluster, job: &str) -> Vec<Pod> {
+    pods_of(c, job)
+        .await
+        .into_iter()
+        .filter(is_active)
+        .collect()
+}
+
+/// Waits until the Job has exactly `n` active pods and returns them.
+async fn wait_active(c: &Cluster, job: &str, n: usize) -> Vec<Pod> {
+    eventually(&format!("{n} active pods of {job}"), LIMIT, || async {
+        let active = active_pods(c, job).await;
+        (active.len() == n).then_some(active)
+    })
+    .await
+}
+
+/// `(type, status, reason, message)` of the Job's conditions.
+fn conditions(job: &Job) -> Vec<(String, String, String, String)> {
+    job.status
+        .iter()
+        .flat_map(|s| s.conditions.iter().flatten())
+        .map(|c| {
+            (
+                c.type_.clone(),
+                c.status.clone(),
+                c.reason.clone().unwrap_or_default(),
+                c.message.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn types(job: &Job) -> Vec<String> {
+    conditions(job).into_iter().map(|c| c.0).collect()
+}
+
+async fn wait_condition(c: &Cluster, job: &str, type_: &str) -> Job {
+    eventually(&format!("{job} has {type_}"), LIMIT, || async {
+        let j = get_job(c, job).await;
+        types(&j).iter().any(|t| t == type_).then_some(j)
+    })
+    .await
+}
+
+fn failed(job: &Job) -> i32 {
+    job.status.as_ref().and_then(|s| s.failed).unwrap_or(0)
+}
+
+fn succeeded(job: &Job) -> i32 {
+    job.status.as_ref().and_then(|s| s.succeeded).unwrap_or(0)
+}
+
+fn uncounted(job: &Job) -> (Vec<String>, Vec<String>) {
+    let u = job
+        .status
+        .as_ref()
+        .and_then(|s| s.uncounted_terminated_pods.clone())
+        .unwrap_or_default();
+    (
+        u.succeeded.unwrap_or_default(),
+        u.failed.unwrap_or_default(),
+    )
+}
+
+/// The kubelet: container `main` terminated with `exit_code` at `now`, phase
+/// `Succeeded` (0) or `Failed`, plus `conditions`.
+async fn terminate(c: &Cluster, pod: &str, exit_code: i32, conditions: Vec<Value>) -> Timestamp {
+    let now = c.now();
+    let phase = if exit_code == 0 {
+        "Succeeded"
+    } else {
+        "Failed"
+    };
+    let status = json!({
+        "phase": phase,
+        "conditions": conditions,
+        "containerStatuses": [{
+            "name": "main", "image": "busybox", "imageID": "", "ready": false, "restartCount": 0,
+            "state": {"terminated": {"exitCode": exit_code, "finishedAt": now.to_string(),
+                                     "reason": if exit_code == 0 { "Completed" } else { "Error" }}}
+        }]
+    });
+    write_pod_status(c, pod, status).await;
+    now
+}
+
+/// The kubelet's status write: replaces `.status`, retrying on conflicts
+/// with the controller's own writes (finalizers, deletion).
+async fn write_pod_status(c: &Cluster, pod: &str, status: Value) {
+    let api = c.api::<Pod>();
+    for _ in 0..10 {
+        let mut p = api.get(pod).await.expect("pod");
+        p.status = Some(serde_json::from_value(status.clone()).expect("status"));
+        match api.replace_status(pod, &PostParams::default(), &p).await {
+            Ok(_) => return,
+            Err(kube::Error::Api(s)) if s.code == 409 => continue,
+            Err(e) => panic!("pod status of {pod}: {e}"),
+        }
+    }
+    panic!("pod status of {pod}: conflicts");
+}
+
+/// The scheduler and kubelet: bind `pod` to `node` and report it Running.
+async fn run_on(c: &Cluster, pod: &str, node: &str) {
+    let api = c.api::<Pod>();
+    let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod},
+                         "target": {"kind": "Node", "name": node}});
+    api.create_subresource::<Value, Value>("binding", pod, &PostParams::default(), &binding)
+        .await
+        .expect("bind");
+    let status = json!({
+        "phase": "Running",
+        "conditions": [{"type": "PodScheduled", "status": "True"}],
+        "containerStatuses": [{"name": "main", "image": "busybox", "imageID": "", "ready": true,
+                               "restartCount": 0,
+                               "state": {"running": {"startedAt": c.now().to_string()}}}]
+    });
+    write_pod_status(c, pod, status).await;
+}
+
+fn disruption_target() -> Value {
+    json!({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+           "message": "Eviction API: evicting"})
+}
+
+/// Events about `job`, as `(type, reason, note, eventTime)`.
+async fn events_of(c: &Cluster, job: &str) -> Vec<(String, String, String, Timestamp)> {
+    let events = c
+        .api::<Event>()
+        .list(&ListParams::default())
+        .await
+        .expect("events")
+        .items;
+    events
+        .into_iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(job))
+        .map(|e| {
+            (
+                e.type_.unwrap_or_default(),
+                e.reason.unwrap_or_default(),
+                e.note.unwrap_or_default(),
+                e.event_time.map(|t| t.0).unwrap_or(Timestamp::UNIX_EPOCH),
+            )
+        })
+        .collect()
+}
+
+fn start_time() -> Timestamp {
+    START.parse().expect("start")
+}
+
+fn created(p: &Pod) -> Timestamp {
+    p.metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| t.0)
+        .unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
+fn annotation(p: &Pod, key: &str) -> Option<String> {
+    p.metadata.annotations.as_ref()?.get(key).cloned()
+}
+
+fn label(p: &Pod, key: &str) -> Option<String> {
+    p.metadata.labels.as_ref()?.get(key).cloned()
+}
+
+// ---- 1 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn completes_after_three_successes_with_finalizers_labels_owner_and_event() {
+    let c = start().await;
+    let job: Job = c
+        .create(job_json("pi", json!({"completions": 3, "parallelism": 2})))
+        .await;
+    let uid = job.metadata.uid.clone().expect("uid");
+    let pods = wait_active(&c, "pi", 2).await;
+    for p in &pods {
+        assert_eq!(p.metadata.generate_name.as_deref(), Some("pi-"));
+        assert!(name(p).starts_with("pi-"), "{}", name(p));
+        assert_eq!(
+            p.metadata.finalizers.clone().unwrap_or_default(),
+            vec![FINALIZER.to_owned()]
+        );
+        for (k, v) in [
+            ("batch.kubernetes.io/controller-uid", uid.as_str()),
+            ("batch.kubernetes.io/job-name", "pi"),
+            ("controller-uid", uid.as_str()),
+            ("job-name", "pi"),
+        ] {
+            assert_eq!(label(p, k).as_deref(), Some(v), "label {k}");
+        }
+        let owners = p.metadata.owner_references.clone().unwrap_or_default();
+        assert_eq!(owners.len(), 1);
+        let o = &owners[0];
+        assert_eq!(
+            (o.api_version.as_str(), o.kind.as_str(), o.name.as_str()),
+            ("batch/v1", "Job", "pi")
+        );
+        assert_eq!(o.uid, uid);
+        assert_eq!(o.controller, Some(true));
+        assert_eq!(o.block_owner_deletion, Some(true));
+    }
+    // Two more seconds: still exactly two pods (no duplicates).
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(pods_of(&c, "pi").await.len(), 2);
+    assert_eq!(
+        get_job(&c, "pi").await.status.and_then(|s| s.active),
+        Some(2)
+    );
+
+    for p in &pods {
+        terminate(&c, &name(p), 0, vec![]).await;
+    }
+    // completions − succeeded = 1 more pod.
+    let third = wait_active(&c, "pi", 1).await;
+    assert_eq!(pods_of(&c, "pi").await.len(), 3);
+    terminate(&c, &name(&third[0]), 0, vec![]).await;
+
+    let done = wait_condition(&c, "pi", "Complete").await;
+    assert_eq!(types(&done), vec!["SuccessCriteriaMet", "Complete"]);
+    assert_eq!(succeeded(&done), 3);
+    assert_eq!(failed(&done), 0);
+    let st = done.status.clone().expect("status");
+    assert!(st.completion_time.is_some());
+    assert_eq!(st.active, None);
+    assert_eq!(uncounted(&done), (vec![], vec![]));
+    let all = pods_of(&c, "pi").await;
+    assert_eq!(all.len(), 3);
+    assert!(all.iter().all(|p| !has_finalizer(p)), "finalizers removed");
+
+    let events = eventually("Completed event", LIMIT, || async {
+        let ev = events_of(&c, "pi").await;
+        (!ev.is_empty()).then_some(ev)
+    })
+    .await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    let (ty, reason, note, at) = &events[0];
+    assert_eq!(
+        (ty.as_str(), reason.as_str(), note.as_str()),
+        ("Normal", "Completed", "Job completed")
+    );
+    // Stamped by the injected (virtual) clock: the instant Complete was written.
+    let complete_at = done
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Complete"))
+        .and_then(|c| c.last_transition_time.as_ref())
+        .map(|t| t.0)
+        .expect("transition time");
+    assert!(*at >= complete_at && at.duration_since(complete_at) < SignedDuration::from_secs(1));
+    assert!(at.duration_since(start_time()) < SignedDuration::from_secs(600));
+}
+
+// ---- 2 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn ignore_rule_on_disruption_target_does_not_count_and_replaces() {
+    let c = start().await;
+    c.create::<Job>(job_json(
+        "ign",
+        json!({"backoffLimit": 0, "podFailurePolicy": {"rules": [
+            {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}
+        ]}}),
+    ))
+    .await;
+    let first = wait_active(&c, "ign", 1).await.remove(0);
+    let finished = terminate(&c, &name(&first), 137, vec![disruption_target()]).await;
+    let second = wait_active(&c, "ign", 1).await.remove(0);
+    assert_ne!(name(&second), name(&first));
+    // Ignored failures still feed the recreation back-off (§9): 10 s.
+    let delay = created(&second).duration_since(finished);
+    assert!(
+        delay >= SignedDuration::from_secs(10) && delay < SignedDuration::from_secs(11),
+        "{delay:?}"
+    );
+    let j = get_job(&c, "ign").await;
+    assert_eq!(
+        failed(&j),
+        0,
+        "ignored failure not counted (backoffLimit 0!)"
+    );
+    assert_eq!(uncounted(&j), (vec![], vec![]));
+    assert!(types(&j).is_empty(), "{:?}", conditions(&j));
+    let old = c.api::<Pod>().get(&name(&first)).await.expect("pod");
+    assert!(!has_finalizer(&old), "ignored pod released");
+
+    terminate(&c, &name(&second), 0, vec![]).await;
+    let done = wait_condition(&c, "ign", "Complete").await;
+    assert_eq!((failed(&done), succeeded(&done)), (0, 1));
+    let metrics = c.ctx.metrics.encode();
+    assert!(
+        metrics.contains(
+            r#"job_controller_pod_failures_handled_by_failure_policy_total{action="Ignore"} 1"#
+        ),
+        "{metrics}"
+    );
+}
+
+// ---- 3 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn fail_job_on_exit_code_sets_failure_target_then_failed_once_pods_are_gone() {
+    let c = start().await;
+    c.create::<Job>(job_json(
+        "fj",
+        json!({"parallelism": 2, "completions": 2, "podFailurePolicy": {"rules": [
+            {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+            {"action": "FailJob", "onExitCodes": {"containerName": "main", "operator": "In",
+                                                  "values": [42]}}
+        ]}}),
+    ))
+    .await;
+    let pods = wait_active(&c, "fj", 2).await;
+    let (a, b) = (name(&pods[0]), name(&pods[1]));
+    run_on(&c, &a, "node-1").await;
+    run_on(&c, &b, "node-2").await;
+    terminate(&c, &a, 42, vec![]).await;
+    let msg = format!(
+        "Container main for pod default/{a} failed with exit code 42 matching FailJob rule at index 1"
+    );
+    let target = wait_condition(&c, "fj", "FailureTarget").await;
+    assert_eq!(
+        conditions(&target),
+        vec![(
+            "FailureTarget".into(),
+            "True".into(),
+            "PodFailurePolicy".into(),
+            msg.clone()
+        )]
+    );
+    // The other pod is deleted but still running: no Failed yet, however long.
+    let other = eventually("b deleted", LIMIT, || async {
+        let p = c.api::<Pod>().get(&b).await.expect("pod b");
+        p.metadata.deletion_timestamp.is_some().then_some(p)
+    })
+    .await;
+    assert!(other.metadata.deletion_grace_period_seconds == Some(30));
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    // Upstream: with a finished condition pending every pod is released and
+    // the unfinished ones count as failed; the terminal condition waits for
+    // the terminating pod (observed v1.36.2: `[FailureTarget]`,
+    // `terminating: 1`, `failed: 2`).
+    let waiting = get_job(&c, "fj").await;
+    assert_eq!(types(&waiting), vec!["FailureTarget"]);
+    assert_eq!(waiting.status.as_ref().and_then(|s| s.terminating), Some(1));
+    assert_eq!(failed(&waiting), 2);
+    assert_eq!(uncounted(&waiting), (vec![], vec![]));
+    let other = c.api::<Pod>().get(&b).await.expect("pod b");
+    assert!(!has_finalizer(&other), "released once counted");
+    assert_eq!(pods_of(&c, "fj").await.len(), 2, "no replacement");
+
+    terminate(&c, &b, 143, vec![]).await;
+    let failed_job = wait_condition(&c, "fj", "Failed").await;
+    assert_eq!(
+        conditions(&failed_job),
+        vec![
+            (
+                "FailureTarget".into(),
+                "True".into(),
+                "PodFailurePolicy".into(),
+                msg.clone()
+            ),
+            (
+                "Failed".into(),
+                "True".into(),
+                "PodFailurePolicy".into(),
+                msg.clone()
+            ),
+        ]
+    );
+    assert_eq!(failed(&failed_job), 2);
+    let metrics = c.ctx.metrics.encode();
+    assert!(
+        metrics.contains(
+            r#"job_controller_pod_failures_handled_by_failure_policy_total{action="FailJob"} 1"#
+        ),
+        "{metrics}"
+    );
+    assert_eq!(
+        failed_job.status.as_ref().and_then(|s| s.terminating),
+        Some(0)
+    );
+    let ev = eventually("failure event", LIMIT, || async {
+        let ev = events_of(&c, "fj").await;
+        (!ev.is_empty()).then_some(ev)
+    })
+    .await;
+    assert_eq!(ev.len(), 1);
+    assert_eq!(
+        (ev[0].0.as_str(), ev[0].1.as_str(), ev[0].2.as_str()),
+        ("Warning", "PodFailurePolicy", msg.as_str())
+    );
+}
+
+// ---- 4 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn backoff_limit_exceeded_after_exponential_recreation_delays() {
+    let c = start().await;
+    c.create::<Job>(job_json(
+        "bo",
+        json!({"backoffLimit": 2, "podFailurePolicy": {"rules": [
+            {"action": "Count", "onExitCodes": {"operator": "In", "values": [1]}}
+        ]}}),
+    ))
+    .await;
+    let mut delays = Vec::new();
+    let mut current = wait_active(&c, "bo", 1).await.remove(0);
+    for round in 1..=2 {
+        let finished = terminate(&c, &name(&current), 1, vec![]).await;
+        let next = wait_active(&c, "bo", 1).await.remove(0);
+        assert_ne!(name(&next), name(&current));
+        let j = get_job(&c, "bo").await;
+        assert_eq!(failed(&j), round);
+        delays.push(created(&next).duration_since(finished).as_secs());
+        current = next;
+    }
+    assert_eq!(delays, vec![10, 20], "recreation back-off");
+    terminate(&c, &name(&current), 1, vec![]).await;
+    let j = wait_condition(&c, "bo", "Failed").await;
+    let msg = "Job has reached the specified backoff limit".to_owned();
+    assert_eq!(
+        conditions(&j),
+        vec![
+            (
+                "FailureTarget".into(),
+                "True".into(),
+                "BackoffLimitExceeded".into(),
+                msg.clone()
+            ),
+            (
+                "Failed".into(),
+                "True".into(),
+                "BackoffLimitExceeded".into(),
+                msg.clone()
+            ),
+        ]
+    );
+    assert_eq!(failed(&j), 3);
+    assert_eq!(pods_of(&c, "bo").await.len(), 3, "no pod after the failure");
+    let ev = eventually("failure event", LIMIT, || async {
+        let ev = events_of(&c, "bo").await;
+        (!ev.is_empty()).then_some(ev)
+    })
+    .await;
+    assert_eq!(
+        (ev[0].0.as_str(), ev[0].1.as_str(), ev[0].2.as_str()),
+        ("Warning", "BackoffLimitExceeded", msg.as_str())
+    );
+}
+
+// ---- 5 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn fail_index_and_max_failed_indexes() {
+    let c = start().await;
+    c.create::<Job>(job_json(
+        "ix",
+        json!({"completionMode": "Indexed", "completions": 4, "parallelism": 4,
+        "backoffLimitPerIndex": 1, "maxFailedIndexes": 1,
+        "podFailurePolicy": {"rules": [
+            {"action": "FailIndex", "onExitCodes": {"operator": "In", "values": [3]}}
+        ]}}),
+    ))
+    .await;
+    let pods = wait_active(&c, "ix", 4).await;
+    for p in &pods {
+        run_on(&c, &name(p), "node-1").await;
+    }
+    let key = "batch.kubernetes.io/job-completion-index";
+    let by_index = |pods: &[Pod], ix: &str| -> String {
+        name(
+            pods.iter()
+                .find(|p| annotation(p, key).as_deref() == Some(ix))
+                .expect("pod of index"),
+        )
+    };
+    for p in &pods {
+        let ix = annotation(p, key).expect("index annotation");
+        assert_eq!(label(p, key), Some(ix.clone()));
+        assert_eq!(p.metadata.generate_name.clone(), Some(format!("ix-{ix}-")));
+        assert_eq!(
+            annotation(p, "batch.kubernetes.io/job-index-failure-count").as_deref(),
+            Some("0")
+        );
+    }
+    // Index 0 fails by FailIndex: failed at once, never recreated.
+    terminate(&c, &by_index(&pods, "0"), 3, vec![]).await;
+    let j = eventually("failedIndexes 0", LIMIT, || async {
+        let j = get_job(&c, "ix").await;
+        (j.status.as_ref().and_then(|s| s.failed_indexes.as_deref()) == Some("0")).then_some(j)
+    })
+    .await;
+    assert!(types(&j).is_empty());
+    // Index 1 fails with a counted exit code: one retry allowed (limit 1).
+    let finished = terminate(&c, &by_index(&pods, "1"), 1, vec![]).await;
+    let retry = eventually("index 1 recreated", LIMIT, || async {
+        let active = active_pods(&c, "ix").await;
+        active
+            .into_iter()
+            .find(|p| annotation(p, key).as_deref() == Some("1"))
+    })
+    .await;
+    assert_eq!(
+        annotation(&retry, "batch.kubernetes.io/job-index-failure-count").as_deref(),
+        Some("1")
+    );
+    assert_eq!(created(&retry).duration_since(finished).as_secs(), 10);
+    run_on(&c, &name(&retry), "node-2").await;
+    let indexes: Vec<String> = active_pods(&c, "ix")
+        .await
+        .iter()
+        .filter_map(|p| annotation(p, key))
+        .collect();
+    assert_eq!(indexes.len(), 3, "index 0 not recreated: {indexes:?}");
+    assert!(!indexes.contains(&"0".to_owned()));
+
+    // Index 2 fails by FailIndex: 2 failed indexes > maxFailedIndexes 1.
+    let now_pods = pods_of(&c, "ix").await;
+    terminate(&c, &by_index(&now_pods, "2"), 3, vec![]).await;
+    let j = wait_condition(&c, "ix", "FailureTarget").await;
+    let msg = "Job has exceeded the specified maximal number of failed indexes".to_owned();
+    assert_eq!(
+        conditions(&j),
+        vec![(
+            "FailureTarget".into(),
+            "True".into(),
+            "MaxFailedIndexesExceeded".into(),
+            msg.clone()
+        )]
+    );
+    assert_eq!(
+        j.status.as_ref().and_then(|s| s.failed_indexes.as_deref()),
+        Some("0,2")
+    );
+    // The remaining pods are deleted; the kubelet stops them.
+    let left = eventually("remaining pods deleted", LIMIT, || async {
+        let pods: Vec<Pod> = pods_of(&c, "ix")
+            .await
+            .into_iter()
+            .filter(|p| p.metadata.deletion_timestamp.is_some() && phase(p) != "Failed")
+            .collect();
+        (pods.len() == 2).then_some(pods)
+    })
+    .await;
+    for p in &left {
+        terminate(&c, &name(p), 143, vec![]).await;
+    }
+    let j = wait_condition(&c, "ix", "Failed").await;
+    assert_eq!(
+        conditions(&j)[1],
+        (
+            "Failed".into(),
+            "True".into(),
+            "MaxFailedIndexesExceeded".into(),
+            msg.clone()
+        )
+    );
+    assert_eq!(
+        j.status.as_ref().and_then(|s| s.failed_indexes.as_deref()),
+        Some("0,2")
+    );
+    // index 0, index 1 (first try), index 2, and the two stopped pods.
+    assert_eq!(failed(&j), 5);
+    let ev = eventually("failure event", LIMIT, || async {
+        let ev = events_of(&c, "ix").await;
+        (!ev.is_empty()).then_some(ev)
+    })
+    .await;
+    assert_eq!(ev[0].1, "MaxFailedIndexesExceeded");
+}
+
+// ---- 6 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn replacement_policy_failed_waits_for_terminating_pods() {
+    let c = start().await;
+    c.create::<Job>(job_json("rp", json!({"podReplacementPolicy": "Failed"})))
+        .await;
+    let first = wait_active(&c, "rp", 1).await.remove(0);
+    c.api::<Pod>()
+        .delete(&name(&first), &DeleteParams::default())
+        .await
+        .expect("delete");
+    let j = eventually("terminating 1", LIMIT, || async {
+        let j = get_job(&c, "rp").await;
+        (j.status.as_ref().and_then(|s| s.terminating) == Some(1)).then_some(j)
+    })
+    .await;
+    assert_eq!(failed(&j), 0);
+    tokio::time::sleep(Duration::from_secs(120)).await;
+    let pods = pods_of(&c, "rp").await;
+    assert_eq!(pods.len(), 1, "no replacement while the pod terminates");
+    assert_eq!(failed(&get_job(&c, "rp").await), 0);
+
+    // The kubelet stops the deleted pod: now it is a failure, and replaced.
+    let finished = terminate(&c, &name(&first), 137, vec![]).await;
+    let second = wait_active(&c, "rp", 1).await.remove(0);
+    assert_ne!(name(&second), name(&first));
+    assert_eq!(created(&second).duration_since(finished).as_secs(), 10);
+    let j = get_job(&c, "rp").await;
+    assert_eq!(failed(&j), 1);
+    assert_eq!(j.status.as_ref().and_then(|s| s.terminating), Some(0));
+}
+
+// ---- fault injection -----------------------------------------------------
+
+/// Faults and counters on the way to the API server.
+#[derive(Default)]
+struct Faults {
+    /// Fail (500) every pod PATCH (the controller's finalizer removals).
+    fail_pod_patches: AtomicBool,
+    /// Fail every Job status PUT once a pod PATCH went through.
+    fail_status_after_patch: AtomicBool,
+    fail_status: AtomicBool,
+    /// Delay the next pod watch by this long.
+    pod_watch_delay: Mutex<Option<Duration>>,
+    /// Pod creations that reached the server.
+    pod_creates: AtomicUsize,
+    /// Job status PUTs the server accepted (conflicts are no writes).
+    status_puts: AtomicUsize,
+    /// Fail the pod creation attempt with this number (1-based; 0: none).
+    fail_create_attempt: AtomicUsize,
+    /// Pod creation attempts (accepted or not) and accepted Job status
+    /// writes, in order: `"created"`, `"refused"`, `"status"`.
+    log: Mutex<Vec<&'static str>>,
+}
+
+fn injected() -> Response<axum::body::Body> {
+    let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                      "message": "injected fault", "reason": "InternalError", "code": 500});
+    Response::builder()
+        .status(500)
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(body.to_string()))
+        .expect("response")
+}
+
+async fn start_faulty(faults: Arc<Faults>) -> Cluster {
+    Cluster::start_wrapped(
+        &[Component::Job, Component::Scheduler],
+        &["node-1", "node-2"],
+        move |router| {
+            let svc = tower::service_fn(move |req: Request<kube::client::Body>| {
+                let router = router.clone();
+                let faults = faults.clone();
+                async move {
+                    let path = req.uri().path().to_owned();
+                    let query = req.uri().query().unwrap_or_default().to_owned();
+                    let method = req.method().clone();
+                    let pod_item = path.starts_with("/api/v1/namespaces/")
+                        && path.split('/').nth(5) == Some("pods")
+                        && path.split('/').count() == 7;
+                    if method == Method::PATCH && pod_item {
+                        if faults.fail_pod_patches.load(Ordering::SeqCst) {
+                            return Ok::<_, Infallible>(injected());
+                        }
+                        if faults.fail_status_after_patch.load(Ordering::SeqCst) {
+                            faults.fail_status.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    if method == Method::PUT
+                        && path.contains("/jobs/")
+                        && path.ends_with("/status")
+                        && faults.fail_status.load(Ordering::SeqCst)
+                    {
+                        return Ok(injected());
+                    }
+                    if method == Method::POST && path == "/api/v1/namespaces/default/pods" {
+                        let mut log = faults.log.lock().expect("lock");
+                        let attempt = log.iter().filter(|e| **e != "status").count() + 1;
+                        let fail = faults.fail_create_attempt.load(Ordering::SeqCst) == attempt;
+                        log.push(if fail { "refused" } else { "created" });
+                        drop(log);
+                        if fail {
+                            return Ok(injected());
+                        }
+                        faults.pod_creates.fetch_add(1, Ordering::SeqCst);
+                    }
+                    if method == Method::GET
+                        && path == "/api/v1/pods"
+                        && query.contains("watch=true")
+                    {
+                        let delay = faults.pod_watch_delay.lock().expect("lock").take();
+                        if let Some(d) = delay {
+                            tokio::time::sleep(d).await;
+                        }
+                    }
+                    let status_put = method == Method::PUT
+                        && path.contains("/jobs/")
+                        && path.ends_with("/status");
+                    let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
+                    if status_put && resp.status().is_success() {
+                        faults.status_puts.fetch_add(1, Ordering::SeqCst);
+                        faults.log.lock().expect("lock").push("status");
+                    }
+                    Ok(resp)
+                }
+            });
+            kube::Client::new(svc, "default")
+        },
+    )
+    .await
+}
+
+// ---- 7 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn crash_between_status_and_finalizer_writes_never_double_counts() {
+    let faults = Arc::new(Faults::default());
+    let mut c = start_faulty(faults.clone()).await;
+    c.create::<Job>(job_json("cr", json!({"parallelism": 2, "completions": 2})))
+        .await;
+    let pods = wait_active(&c, "cr", 2).await;
+    let (a, b) = (pods[0].clone(), pods[1].clone());
+
+    // Crash 1: after `uncountedTerminatedPods.failed: [a]` is written, before
+    // the finalizer is removed.
+    faults.fail_pod_patches.store(true, Ordering::SeqCst);
+    terminate(&c, &name(&a), 1, vec![]).await;
+    let uid_a = a.metadata.uid.clone().expect("uid");
+    let j = eventually("a uncounted", LIMIT, || async {
+        let j = get_job(&c, "cr").await;
+        (uncounted(&j).1 == vec![uid_a.clone()]).then_some(j)
+    })
+    .await;
+    assert_eq!(failed(&j), 0);
+    assert!(has_finalizer(
+        &c.api::<Pod>().get(&name(&a)).await.expect("a")
+    ));
+    c.restart_components().await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let j = get_job(&c, "cr").await;
+    assert_eq!((failed(&j), uncounted(&j).1), (0, vec![uid_a.clone()]));
+    faults.fail_pod_patches.store(false, Ordering::SeqCst);
+    let j = eventually("a counted", LIMIT, || async {
+        let j = get_job(&c, "cr").await;
+        (failed(&j) == 1 && uncounted(&j).1.is_empty()).then_some(j)
+    })
+    .await;
+    assert_eq!(failed(&j), 1);
+
+    // Crash 2: after the finalizer of b is removed, before the counter moves.
+    faults.fail_status_after_patch.store(true, Ordering::SeqCst);
+    terminate(&c, &name(&b), 1, vec![]).await;
+    let uid_b = b.metadata.uid.clone().expect("uid");
+    eventually("b released but uncounted", LIMIT, || async {
+        let j = get_job(&c, "cr").await;
+        let pb = c.api::<Pod>().get(&name(&b)).await.expect("b");
+        (uncounted(&j).1 == vec![uid_b.clone()] && !has_finalizer(&pb)).then_some(())
+    })
+    .await;
+    c.restart_components().await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(failed(&get_job(&c, "cr").await), 1);
+    faults
+        .fail_status_after_patch
+        .store(false, Ordering::SeqCst);
+    faults.fail_status.store(false, Ordering::SeqCst);
+
+    // Replacements succeed; every failure was counted exactly once.
+    let replacements = wait_active(&c, "cr", 2).await;
+    for p in &replacements {
+        terminate(&c, &name(p), 0, vec![]).await;
+    }
+    let done = wait_condition(&c, "cr", "Complete").await;
+    let really_failed = pods_of(&c, "cr")
+        .await
+        .iter()
+        .filter(|p| phase(p) == "Failed")
+        .count();
+    assert_eq!(really_failed, 2);
+    assert_eq!(failed(&done), 2);
+    assert_eq!(succeeded(&done), 2);
+    assert_eq!(uncounted(&done), (vec![], vec![]));
+    assert_eq!(pods_of(&c, "cr").await.len(), 4);
+}
+
+// ---- 8 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn lagging_pod_cache_never_duplicates_creations() {
+    let faults = Arc::new(Faults::default());
+    // The pod watch starts 30 s late: for 30 s the cache shows no pods.
+    *faults.pod_watch_delay.lock().expect("lock") = Some(Duration::from_secs(30));
+    let c = start_faulty(faults.clone()).await;
+    c.create::<Job>(job_json("lag", json!({"parallelism": 3, "completions": 3})))
+        .await;
+    eventually("3 pods created", LIMIT, || async {
+        (faults.pod_creates.load(Ordering::SeqCst) == 3).then_some(())
+    })
+    .await;
+    // A burst of Job updates, each a sync, while the cache still lags.
+    let jobs = c.api::<Job>();
+    for i in 0..10 {
+        let patch = json!({"metadata": {"annotations": {"burst": i.to_string()}}});
+        jobs.patch("lag", &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .expect("patch");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    assert!(c.elapsed() < Duration::from_secs(30), "still lagging");
+    // Once the watch delivers the pods, nothing more is created.
+    let pods = wait_active(&c, "lag", 3).await;
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    assert_eq!(faults.pod_creates.load(Ordering::SeqCst), 3);
+    assert_eq!(pods_of(&c, "lag").await.len(), 3);
+    assert_eq!(pods.len(), 3);
+    assert_eq!(
+        get_job(&c, "lag").await.status.and_then(|s| s.active),
+        Some(3)
+    );
+}
+
+// ---- 9 -------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn orphan_pods_lose_the_tracking_finalizer() {
+    let c = start().await;
+    let job: Job = c.create(job_json("orph", json!({}))).await;
+    let pod = wait_active(&c, "orph", 1).await.remove(0);
+    assert!(has_finalizer(&pod));
+    // No garbage collector runs: the pod outlives its Job.
+    c.api::<Job>()
+        .delete("orph", &DeleteParams::default())
+        .await
+        .expect("delete job");
+    let released = eventually("orphan released", LIMIT, || async {
+        let p = c.api::<Pod>().get(&name(&pod)).await.expect("pod");
+        (!has_finalizer(&p)).then_some(p)
+    })
+    .await;
+    let owner = released
+        .metadata
+        .owner_references
+        .clone()
+        .unwrap_or_default();
+    assert_eq!(owner[0].uid, job.metadata.uid.clone().unwrap_or_default());
+    // A pod carrying the finalizer without any controller is released too;
+    // one controlled by something else than a Job is left alone.
+    c.create::<Pod>(json!({
+        "metadata": {"name": "stray", "finalizers": [FINALIZER]},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]}
+    }))
+    .await;
+    c.create::<Pod>(json!({
+        "metadata": {"name": "foreign", "finalizers": [FINALIZER],
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                          "name": "rs", "uid": "rs-uid", "controller": true}]},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]}
+    }))
+    .await;
+    eventually("stray released", LIMIT, || async {
+        let p = c.api::<Pod>().get("stray").await.expect("pod");
+        (!has_finalizer(&p)).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let foreign = c.api::<Pod>().get("foreign").await.expect("pod");
+    assert!(has_finalizer(&foreign), "not a Job's pod");
+}
+
+// ---- 10 ------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn backoff_limit_zero_fails_in_exactly_two_status_writes() {
+    let faults = Arc::new(Faults::default());
+    let c = start_faulty(faults.clone()).await;
+    c.create::<Job>(job_json("once", json!({"backoffLimit": 0})))
+        .await;
+    let pod = wait_active(&c, "once", 1).await.remove(0);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let before = faults.status_puts.load(Ordering::SeqCst);
+    terminate(&c, &name(&pod), 1, vec![]).await;
+    let j = wait_condition(&c, "once", "Failed").await;
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    // (1) uncounted [uid] + FailureTarget, (2) failed 1 + Failed (spec §5).
+    assert_eq!(faults.status_puts.load(Ordering::SeqCst) - before, 2);
+    assert_eq!(types(&j), vec!["FailureTarget", "Failed"]);
+    assert_eq!(failed(&j), 1);
+    assert_eq!(uncounted(&j), (vec![], vec![]));
+    assert_eq!(pods_of(&c, "once").await.len(), 1);
+}
+
+// ---- 11 ------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn slow_start_creation_stops_at_the_first_failing_batch() {
+    let faults = Arc::new(Faults::default());
+    // Batches 1, 2, 4: the 3rd attempt is the second pod of batch 2.
+    faults.fail_create_attempt.store(3, Ordering::SeqCst);
+    let c = start_faulty(faults.clone()).await;
+    c.create::<Job>(job_json("ss", json!({"parallelism": 7, "completions": 7})))
+        .await;
+    wait_active(&c, "ss", 7).await;
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    let log = faults.log.lock().expect("lock").clone();
+    let first_status = log
+        .iter()
+        .position(|e| *e == "status")
+        .expect("a status write");
+    // Batch 1, then batch 2 with one refusal: batch 3 (4 pods) is skipped,
+    // and the sync goes on to write `active: 2`.
+    assert_eq!(log[..first_status], ["created", "created", "refused"]);
+    // The retry creates the 5 missing pods; nothing more.
+    let attempts: Vec<&str> = log.iter().copied().filter(|e| *e != "status").collect();
+    assert_eq!(attempts.len(), 8, "{log:?}");
+    assert_eq!(pods_of(&c, "ss").await.len(), 7);
+    assert_eq!(
+        get_job(&c, "ss").await.status.and_then(|s| s.active),
+        Some(7)
+    );
+}
