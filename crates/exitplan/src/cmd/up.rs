@@ -3,7 +3,7 @@
 //! controllers and simulated nodes that make pods run and leave.
 //!
 //! * Runs, against the server in-process (`kube::Client::new(router)`, one
-//!   clock for server and controllers): the evictionrequest-controller, the
+//!   clock for server and controllers, authenticated with the token): the evictionrequest-controller, the
 //!   imperative evictor, the disruption controller, the garbage collector,
 //!   the simulated scheduler and the Job controller, and `--nodes N`
 //!   simulated nodes `node-1..node-N` (default 3; each registers its `Node`,
@@ -169,7 +169,18 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     } else {
         let nodes: Vec<String> = (1..=args.nodes).map(|i| format!("node-{i}")).collect();
         let components = components();
-        let client = kube::Client::new(server.router(), "default");
+        // In-process requests carry the token like any other client.
+        let bearer = axum::http::HeaderValue::from_str(&format!("Bearer {token}"))
+            .context("the token is not a valid header value")?;
+        let service = tower::ServiceExt::map_request(
+            server.router(),
+            move |mut req: axum::http::Request<kube::client::Body>| {
+                req.headers_mut()
+                    .insert(axum::http::header::AUTHORIZATION, bearer.clone());
+                req
+            },
+        );
+        let client = kube::Client::new(service, "default");
         let ctx = RuntimeContext::new(client, clock);
         let runtime = Runtime::start(
             ctx,
