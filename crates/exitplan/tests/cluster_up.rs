@@ -111,7 +111,10 @@ fn up_runs_the_controllers_and_nodes_drain_and_responder_work_against_it() {
         "{}",
         text(&out.stdout)
     );
-    assert_eq!(up.get(&format!("{PODS}/plain")), None, "the pod is gone");
+    // Terminal when the drain ends; removed once the kubelet confirms.
+    eventually("the pod is gone", LIMIT, || {
+        up.get(&format!("{PODS}/plain")).is_none().then_some(())
+    });
     let er = up.get(&format!("{ERS}/drain-plain")).expect("request kept");
     let evicted = condition(&er, "TargetEvicted").expect("TargetEvicted");
     assert_eq!(evicted["status"], "True", "{er}");
@@ -182,7 +185,10 @@ fn up_runs_the_controllers_and_nodes_drain_and_responder_work_against_it() {
         text(&out.stdout),
         text(&out.stderr)
     );
-    assert_eq!(up.get(&format!("{PODS}/migrated")), None, "the pod is gone");
+    // Terminal when the drain ends; removed once the kubelet confirms.
+    eventually("the pod is gone", LIMIT, || {
+        up.get(&format!("{PODS}/migrated")).is_none().then_some(())
+    });
     let er = up
         .get(&format!("{ERS}/drain-migrated"))
         .expect("request kept");
