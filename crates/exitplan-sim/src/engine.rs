@@ -56,6 +56,7 @@ pub fn components() -> BTreeSet<Component> {
         Component::Disruption,
         Component::GarbageCollector,
         Component::Scheduler,
+        Component::Job,
     ]
     .into_iter()
     .collect()

@@ -9,7 +9,8 @@
 //! * [`scenario`] — the model and its parser (errors carry `file:line`).
 //! * [`engine`] — running a scenario.
 //! * [`timeline`] — changes turned into lines, and the per-pod summary.
-//! * [`responder`] — the in-process responder hook and the built-in one.
+//! * [`responder`] — the in-process responder hook, and the scenario
+//!   responders on the `exitplan-responder` SDK.
 //! * [`report`] — the result, as text, JSON or YAML.
 //!
 //! ```no_run

@@ -519,6 +519,8 @@ fn eviction_request_parts(old: Option<&EvictionRequest>, new: &EvictionRequest) 
     out
 }
 
+use exitplan_api::lifecycle::constants::DEFAULT_RESPONDER_NAME as IMPERATIVE_EVICTOR;
+
 fn eviction_parts(old: Option<&Eviction>, new: &Eviction) -> Vec<String> {
     let mut out = Vec::new();
     if old.is_none() {
@@ -565,6 +567,31 @@ fn eviction_parts(old: Option<&Eviction>, new: &Eviction) -> Vec<String> {
             })
             .unwrap_or_default()
     };
+    // What a responder says in its entry (progress, a failure), when it
+    // changes; of the evictor only its failed attempts (a PDB refusing, with
+    // the attempt count): its other messages follow the pod's termination,
+    // which the pod's own lines show, and come too fast one after another
+    // for every one to be seen.
+    let messages = |e: &Eviction| {
+        e.status
+            .as_ref()
+            .and_then(|s| s.responders.as_ref())
+            .map(|rs| {
+                rs.iter()
+                    .filter_map(|r| Some((r.name.clone(), r.message.clone()?)))
+                    .filter(|(n, m)| {
+                        !m.is_empty() && (n != IMPERATIVE_EVICTOR || m.contains("(attempts="))
+                    })
+                    .collect::<BTreeMap<_, _>>()
+            })
+            .unwrap_or_default()
+    };
+    let said = old.map(messages).unwrap_or_default();
+    for (name, message) in messages(new) {
+        if said.get(&name) != Some(&message) {
+            out.push(format!("{name}: {message}"));
+        }
+    }
     let done_before = old.map(done).unwrap_or_default();
     for name in done(new).difference(&done_before) {
         out.push(format!("{name} reported completion"));

@@ -15,10 +15,11 @@ fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
-/// Starts `exitplan up`; returns the child and the server address.
+/// Starts `exitplan up` as the bare API server (`--nodes 0`: nothing writes
+/// but the test); returns the child and the server address.
 fn start(data: &Path, kubeconfig: &Path) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_exitplan"))
-        .args(["up", "--listen", "127.0.0.1:0", "--data"])
+        .args(["up", "--nodes", "0", "--listen", "127.0.0.1:0", "--data"])
         .arg(data)
         .arg("--kubeconfig")
         .arg(kubeconfig)

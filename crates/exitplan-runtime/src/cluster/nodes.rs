@@ -217,8 +217,12 @@ impl SimNode {
     }
 
     async fn kubelet(self) {
+        // Pods whose terminal status this kubelet wrote: their deletion is
+        // confirmed no earlier than this.
+        let mut confirm_at: std::collections::HashMap<ObjectKey, tokio::time::Instant> =
+            std::collections::HashMap::new();
         while let Some(key) = self.queue.get().await {
-            match self.sync(&key).await {
+            match self.sync(&key, &mut confirm_at).await {
                 Ok(next) => {
                     self.queue.forget(&key);
                     if let Some(delay) = next {
@@ -239,8 +243,13 @@ impl SimNode {
     }
 
     /// Syncs one pod; answers when to look again.
-    async fn sync(&self, key: &ObjectKey) -> Result<Option<Duration>, kube::Error> {
+    async fn sync(
+        &self,
+        key: &ObjectKey,
+        confirm_at: &mut std::collections::HashMap<ObjectKey, tokio::time::Instant>,
+    ) -> Result<Option<Duration>, kube::Error> {
         let Some(pod) = self.ctx.informers.pods.get(key) else {
+            confirm_at.remove(key);
             return Ok(None);
         };
         if node_name(&pod) != self.name {
@@ -252,6 +261,7 @@ impl SimNode {
             self.ctx.client.clone(),
             key.namespace.as_deref().unwrap_or("default"),
         );
+        let mut wrote_terminal = false;
         if let Some(status) = plan.status {
             let problems = PodScript::of(&pod).problems();
             if !problems.is_empty()
@@ -264,6 +274,7 @@ impl SimNode {
                 tracing::warn!(node = %self.name, pod = %key, ?problems, "unparsable scripting annotations; their defaults apply");
             }
             let phase = status.phase.clone().unwrap_or_default();
+            wrote_terminal = phase == "Succeeded" || phase == "Failed";
             let mut updated = (*pod).clone();
             updated.status = Some(status);
             match api
@@ -278,6 +289,20 @@ impl SimNode {
             }
         }
         if plan.confirm_deletion {
+            // The terminal status was just written: confirm the deletion a
+            // moment later, so every watcher (the evictionrequest-controller:
+            // `PodTerminal`) sees the final status before the object goes —
+            // not one or the other depending on task scheduling.
+            let now_t = tokio::time::Instant::now();
+            if wrote_terminal {
+                confirm_at.insert(key.clone(), now_t + CONFIRM_AFTER_TERMINAL);
+            }
+            if let Some(at) = confirm_at.get(key).copied()
+                && at > now_t
+            {
+                return Ok(Some(at - now_t));
+            }
+            confirm_at.remove(key);
             let confirm = DeleteParams {
                 grace_period_seconds: Some(0),
                 preconditions: Some(Preconditions {
@@ -296,6 +321,10 @@ impl SimNode {
         Ok(plan.requeue_after.map(|after| until_due(now, after)))
     }
 }
+
+/// How long after writing a deleted pod's terminal status the kubelet
+/// confirms its deletion.
+pub const CONFIRM_AFTER_TERMINAL: Duration = Duration::from_secs(1);
 
 /// The wait until a transition `after` past `now` (truncated to seconds, as
 /// [`sync_pod`] sees it) is due: the first whole second at or after it.

@@ -1,6 +1,16 @@
-//! `exitplan up`: the embedded, durable, Kubernetes-compatible API server
-//! on one machine.
+//! `exitplan up`: a one-machine cluster — the embedded, durable,
+//! Kubernetes-compatible API server, and in the same process the
+//! controllers and simulated nodes that make pods run and leave.
 //!
+//! * Runs, against the server in-process (`kube::Client::new(router)`, one
+//!   clock for server and controllers, authenticated with the token): the evictionrequest-controller, the
+//!   imperative evictor, the disruption controller, the garbage collector,
+//!   the simulated scheduler and the Job controller, and `--nodes N`
+//!   simulated nodes `node-1..node-N` (default 3; each registers its `Node`,
+//!   heartbeats, and runs its pods with a simulated kubelet). `--nodes 0`
+//!   runs the bare API server: no controllers, no nodes (for a controller
+//!   run elsewhere, such as `exitplan controller`).
+//! * Prints what runs, after the listen address and the kubeconfig path.
 //! * Data lives in `--data` (default `$XDG_DATA_HOME/exitplan`, else
 //!   `~/.local/share/exitplan`): the database (`exitplan.redb`) and the
 //!   bearer token (`token`, created at first start, mode 0600).
@@ -10,12 +20,14 @@
 //!   only to `https://` servers.
 //! * Writes a kubeconfig (mode 0600, default `<data>/kubeconfig`) with the
 //!   server URL, the CA and the token, and prints how to use it.
-//! * Stops on Ctrl-C or SIGTERM: stops accepting, ends watches, lets
-//!   in-flight requests (and their durable writes) finish.
+//! * Stops on Ctrl-C or SIGTERM: stops the controllers and nodes first, then
+//!   the server stops accepting, ends watches and lets in-flight requests
+//!   (and their durable writes) finish.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -24,6 +36,9 @@ use exitplan_apiserver::rest::meta::random_hex;
 use exitplan_apiserver::server::Server;
 use exitplan_apiserver::storage::Store;
 use exitplan_apiserver::tls::{LocalCa, local_names};
+use exitplan_clock::{SharedClock, SystemClock};
+use exitplan_runtime::context::Context as RuntimeContext;
+use exitplan_runtime::runtime::{Component, Runtime, RuntimeConfig};
 
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:6443";
@@ -41,6 +56,31 @@ pub struct UpArgs {
     /// Where to write the kubeconfig. Default: <data>/kubeconfig.
     #[arg(long, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
+    /// Simulated nodes node-1..node-N to run with the controllers
+    /// (0: the bare API server, no controllers and no nodes).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_NODES,
+          value_parser = clap::value_parser!(u16).range(0..=MAX_NODES))]
+    pub nodes: u16,
+}
+
+/// The default number of simulated nodes.
+pub const DEFAULT_NODES: u16 = 3;
+/// The most simulated nodes `exitplan up` runs.
+pub const MAX_NODES: i64 = 1000;
+
+/// What `exitplan up` runs next to the server (with at least one node).
+pub fn components() -> Vec<(Component, &'static str)> {
+    vec![
+        (Component::EvictionRequest, "evictionrequest-controller"),
+        (
+            Component::ImperativeEvictor,
+            "imperative-eviction.k8s.io/evictor",
+        ),
+        (Component::Disruption, "disruption-controller"),
+        (Component::GarbageCollector, "garbage-collector"),
+        (Component::Scheduler, "scheduler"),
+        (Component::Job, "job-controller"),
+    ]
 }
 
 /// The default data directory.
@@ -98,8 +138,10 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     let db = data.join("exitplan.redb");
     let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
     let token = load_or_create_token(&data)?;
+    let clock: SharedClock = Arc::new(SystemClock);
     let server = Server::builder()
         .store(store)
+        .clock(clock.clone())
         .token(token.clone())
         .build()
         .await
@@ -121,14 +163,63 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     tracing::info!(%url, data = %data.display(), revision = server.store().revision(), "exitplan API server ready");
     println!("exitplan API server listening on {url}");
     println!("kubeconfig: {}", kubeconfig_path.display());
+    // Controllers and nodes talk to the server in-process, on its clock.
+    let running = if args.nodes == 0 {
+        None
+    } else {
+        let nodes: Vec<String> = (1..=args.nodes).map(|i| format!("node-{i}")).collect();
+        let components = components();
+        // In-process requests carry the token like any other client.
+        let bearer = axum::http::HeaderValue::from_str(&format!("Bearer {token}"))
+            .context("the token is not a valid header value")?;
+        let service = tower::ServiceExt::map_request(
+            server.router(),
+            move |mut req: axum::http::Request<kube::client::Body>| {
+                req.headers_mut()
+                    .insert(axum::http::header::AUTHORIZATION, bearer.clone());
+                req
+            },
+        );
+        let client = kube::Client::new(service, "default");
+        let ctx = RuntimeContext::new(client, clock);
+        let runtime = Runtime::start(
+            ctx,
+            RuntimeConfig {
+                components: components.iter().map(|(c, _)| *c).collect(),
+                nodes: nodes.clone(),
+            },
+        )
+        .await;
+        let names: Vec<&str> = components.iter().map(|(_, n)| *n).collect();
+        tracing::info!(components = ?names, nodes = ?nodes, "controllers and simulated nodes running");
+        println!("controllers: {}", names.join(", "));
+        println!("simulated nodes: {}", nodes.join(", "));
+        Some(runtime)
+    };
     println!(
         "try: kubectl --kubeconfig {} get ns",
         kubeconfig_path.display()
     );
-    server
-        .serve_tls(listener, tls, crate::process::shutdown_signal())
-        .await
-        .context("serving HTTP")?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = server.serve_tls(listener, tls, async move {
+        let _ = stopped.await;
+    });
+    let mut serving = std::pin::pin!(serving);
+    let early = tokio::select! {
+        r = &mut serving => Some(r),
+        () = crate::process::shutdown_signal() => None,
+    };
+    // Components first (their watches and writes end), then the server.
+    if let Some(runtime) = running {
+        runtime.shutdown().await;
+        tracing::info!("controllers and simulated nodes stopped");
+    }
+    let _ = stop.send(());
+    match early {
+        Some(r) => r,
+        None => serving.await,
+    }
+    .context("serving HTTP")?;
     tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! A running `exitplan up` for the CLI tests of commands that talk to an API
-//! server (`controller`, `drain`): started on a free port in a temporary data
-//! directory, with raw HTTPS requests authenticated by its token.
+//! server (`controller`, `drain`, `responder`, `up` itself): started on a
+//! free port in a temporary data directory, with raw HTTPS requests
+//! authenticated by its token.
 
 #![allow(dead_code)]
 
@@ -31,13 +32,22 @@ pub struct Up {
 }
 
 impl Up {
-    /// Starts `exitplan up --data <dir>/data --listen 127.0.0.1:0`.
+    /// Starts the bare API server: `exitplan up --data <dir>/data --listen
+    /// 127.0.0.1:0 --nodes 0` (no controllers, no nodes).
     pub fn start(dir: &Path) -> Up {
+        Up::start_with(dir, &["--nodes", "0"]).0
+    }
+
+    /// Starts `exitplan up --data <dir>/data --listen 127.0.0.1:0 <extra>`;
+    /// also returns what it printed between the kubeconfig line and the
+    /// `try: kubectl` line (what runs next to the server).
+    pub fn start_with(dir: &Path, extra: &[&str]) -> (Up, Vec<String>) {
         let data = dir.join("data");
         let kubeconfig = data.join("kubeconfig");
         let mut child = Command::new(env!("CARGO_BIN_EXE_exitplan"))
             .args(["up", "--listen", "127.0.0.1:0", "--data"])
             .arg(&data)
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -51,22 +61,29 @@ impl Up {
             .to_owned();
         let second = lines.next().expect("a line").expect("utf-8");
         assert_eq!(second, format!("kubeconfig: {}", kubeconfig.display()));
-        // Read the last line too: the server must not write to a closed pipe.
-        let third = lines.next().expect("a line").expect("utf-8");
-        assert!(third.starts_with("try: kubectl"), "{third}");
+        // Read up to the last line: the server must not write to a closed pipe.
+        let mut running = Vec::new();
+        loop {
+            let line = lines.next().expect("a line").expect("utf-8");
+            if line.starts_with("try: kubectl") {
+                break;
+            }
+            running.push(line);
+        }
         let token = std::fs::read_to_string(data.join("token"))
             .expect("token")
             .trim()
             .to_owned();
         let ca = std::fs::read_to_string(data.join("ca.crt")).expect("ca");
-        Up {
+        let up = Up {
             child: Some(child),
             addr,
             kubeconfig,
             token,
             ca,
             dir: dir.to_owned(),
-        }
+        };
+        (up, running)
     }
 
     /// An authenticated request; the status code and the JSON body.
