@@ -193,9 +193,13 @@ impl Recorder {
             .on_change(move |c| r.change(c, job_parts));
     }
 
-    /// Virtual time since the start.
+    /// Virtual time since the start, to the whole second. Components act
+    /// on whole-second timers; what happens between them is a retry a few
+    /// milliseconds after a write conflict, whose occurrence depends on task
+    /// scheduling. Recording whole seconds keeps runs of one scenario alike.
     pub fn offset(&self) -> Duration {
-        Duration::try_from(self.clock.now().duration_since(self.start)).unwrap_or_default()
+        let d = Duration::try_from(self.clock.now().duration_since(self.start)).unwrap_or_default();
+        Duration::from_secs(d.as_secs())
     }
 
     /// Adds a line now.

@@ -3,12 +3,9 @@
 //! virtual time: its key timeline lines at their exact instants, and the
 //! per-pod summary, so a regression in any component shows here.
 //!
-//! Instants are compared to the whole second: the controllers' writes race
-//! (the Eviction metadata refresh pins a resourceVersion and may meet a 409
-//! from the status apply made at the same instant; the PDB status likewise),
-//! and a conflict is retried 5 ms later (the work queue's base delay), so some
-//! runs show `t+6m0.005s` where others show `t+6m`. Everything the demo
-//! shows happens on whole seconds otherwise.
+//! The timeline records instants to the whole second (docs/simulate.md,
+//! Determinism); `whole` also rounds durations read back from the text, so
+//! the expectations below are whole seconds either way.
 
 use std::sync::Arc;
 
