@@ -72,7 +72,7 @@ impl<S> std::fmt::Debug for Typed<S> {
 pub type MetadataOnly<T, const NAMESPACED: bool> = Typed<MetadataOnlyStrategy<T, NAMESPACED>>;
 
 fn decode<T: DeserializeOwned + k8s_openapi::Resource>(value: &Value) -> Result<T, AdmissionError> {
-    serde_json::from_value(value.clone()).map_err(|e| {
+    <T as serde::Deserialize>::deserialize(value).map_err(|e| {
         AdmissionError::Decode(format!(
             "{kind} in version \"{version}\" cannot be handled as a {kind}: {e}",
             kind = T::KIND,

@@ -1,6 +1,8 @@
 //! CREATE (`POST` to a collection): namespace checks, `generateName`,
 //! system fields, admission, `dryRun=All`, 409 `AlreadyExists`.
 
+use std::sync::Arc;
+
 use axum::response::Response;
 use exitplan_api::patch;
 use serde_json::Value;
@@ -9,11 +11,11 @@ use super::errors::{
     ApiError, already_exists, bad_request, from_write, method_not_allowed, namespace_terminating,
     not_found,
 };
-use super::get::render;
+use super::get::{render, render_stored};
 use super::meta::{field_manager, meta_mut, meta_str, set_type, system_fields, type_ref};
 use super::state::{Call, State};
 use crate::registry::{AdmissionError, ResourceDef, find};
-use crate::storage::{Precondition, WriteError};
+use crate::storage::{Precondition, StoredObject, WriteError};
 
 /// A request body as a JSON object of `def`'s kind (400 otherwise).
 pub fn decode_body(def: &ResourceDef, body: &[u8]) -> Result<Value, ApiError> {
@@ -97,6 +99,25 @@ pub fn check_namespace(
     Ok(())
 }
 
+/// What a create answers with.
+#[derive(Debug)]
+pub enum Created {
+    /// The stored object.
+    Stored(Arc<StoredObject>),
+    /// On dry-run: the object that would be stored.
+    DryRun(Value),
+}
+
+impl Created {
+    /// Renders the created object (JSON or a one-row Table) with `code`.
+    pub fn render(&self, call: &Call, code: u16) -> Result<Response, ApiError> {
+        match self {
+            Created::Stored(stored) => render_stored(call, code, stored),
+            Created::DryRun(value) => render(call, code, value),
+        }
+    }
+}
+
 /// Creates `obj` (already decoded, with the URL's namespace set); returns
 /// the stored object (or, on dry-run, the object that would be stored).
 pub async fn create_object(
@@ -106,7 +127,7 @@ pub async fn create_object(
     manager: &str,
     dry_run: bool,
     record: bool,
-) -> Result<Value, ApiError> {
+) -> Result<Created, ApiError> {
     let ns = meta_str(&obj, "namespace").unwrap_or_default().to_owned();
     let given_name = meta_str(&obj, "name")
         .filter(|n| !n.is_empty())
@@ -127,7 +148,7 @@ pub async fn create_object(
     }
     let name = meta_str(&obj, "name").unwrap_or_default().to_owned();
     if dry_run {
-        return Ok(obj);
+        return Ok(Created::DryRun(obj));
     }
     let key = def.key(Some(&ns), &name);
     let attrs = def.attrs(&obj);
@@ -140,9 +161,7 @@ pub async fn create_object(
             other => from_write(other),
         })?;
     tracing::info!(resource = def.plural, namespace = %ns, name = %name, rv = stored.revision, "created");
-    let mut value = stored.value()?;
-    set_type(&mut value, def);
-    Ok(value)
+    Ok(Created::Stored(stored))
 }
 
 /// A new namespace is `Active` (upstream's namespace strategy).
@@ -179,7 +198,7 @@ pub async fn create(call: &Call) -> Result<Response, ApiError> {
     let manager = field_manager(&call.query, &call.headers);
     let created = create_object(&call.state, call.def, obj, &manager, dry_run, true).await?;
     Ok(super::fieldvalidation::warn(
-        render(call, 201, &created)?,
+        created.render(call, 201)?,
         &warnings,
     ))
 }

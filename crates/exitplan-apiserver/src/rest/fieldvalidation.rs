@@ -38,7 +38,7 @@ pub fn directive(query: &Query) -> Result<Directive, ApiError> {
 }
 
 fn round_trip<T: DeserializeOwned + Serialize>(value: &Value) -> Option<Value> {
-    let typed: T = serde_json::from_value(value.clone()).ok()?;
+    let typed = <T as serde::Deserialize>::deserialize(value).ok()?;
     serde_json::to_value(typed).ok()
 }
 

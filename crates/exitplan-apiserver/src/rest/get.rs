@@ -51,9 +51,48 @@ pub fn render(call: &Call, code: u16, object: &Value) -> Result<Response, ApiErr
     }
 }
 
+/// Renders a stored object: as JSON, its stored bytes when they already
+/// are what [`render`] would write (typed: `apiVersion` and `kind` first).
+pub fn render_stored(call: &Call, code: u16, stored: &StoredObject) -> Result<Response, ApiError> {
+    if matches!(output(&call.headers, &call.query)?, Output::Json)
+        && is_typed(call.def, &stored.json)
+    {
+        return Ok(respond::json_bytes(code, stored.json.clone()));
+    }
+    let mut value = stored.value()?;
+    set_type(&mut value, call.def);
+    render(call, code, &value)
+}
+
+/// Whether stored JSON starts with `def`'s `apiVersion` and `kind`: stored
+/// objects are serialized with sorted keys and every write path types them,
+/// so such bytes are the object exactly as an answer shows it.
+pub fn is_typed(def: &ResourceDef, json: &[u8]) -> bool {
+    let api_version = def.api_version();
+    let fields: [&[u8]; 5] = [
+        b"{\"apiVersion\":\"",
+        api_version.as_bytes(),
+        b"\",\"kind\":\"",
+        def.kind.as_bytes(),
+        b"\",",
+    ];
+    let mut rest = json;
+    for f in fields {
+        match rest.strip_prefix(f) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    true
+}
+
 /// `GET …/<name>` and `GET …/<name>/status`.
 pub async fn get(call: &Call) -> Result<Response, ApiError> {
     output(&call.headers, &call.query)?;
-    let (_, object) = current(&call.state, call.def, call.ns(), call.name())?;
-    render(call, 200, &object)
+    let stored = call
+        .state
+        .store
+        .get(&call.def.key(call.ns(), call.name()))
+        .ok_or_else(|| not_found(call.def.group, call.def.plural, call.name()))?;
+    render_stored(call, 200, &stored)
 }

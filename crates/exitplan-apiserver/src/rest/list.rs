@@ -7,6 +7,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::errors::{ApiError, bad_request, failure, invalid_options, too_large_resource_version};
+use super::get::is_typed;
 use super::meta::set_type;
 use super::negotiate::{Output, output};
 use super::respond;
@@ -155,14 +156,27 @@ fn list_expired(message: &str) -> ApiError {
 /// One page of selected objects and the list's metadata.
 #[derive(Debug)]
 pub struct Page {
-    /// The objects, with `apiVersion` and `kind`.
-    pub items: Vec<Value>,
-    /// The stored versions of `items`.
+    /// The stored versions of the selected objects, in key order.
     pub stored: Vec<Arc<StoredObject>>,
     /// The revision the list is consistent with.
     pub revision: u64,
     /// `metadata` of the list (resourceVersion, continue, remainingItemCount).
     pub meta: Value,
+}
+
+impl Page {
+    /// The objects parsed, with `apiVersion` and `kind` (what a Table or a
+    /// caller working on values needs; a JSON list splices the stored bytes).
+    pub fn values(&self, def: &ResourceDef) -> Result<Vec<Value>, StorageError> {
+        self.stored
+            .iter()
+            .map(|o| {
+                let mut v = o.value()?;
+                set_type(&mut v, def);
+                Ok(v)
+            })
+            .collect()
+    }
 }
 
 /// Reads the selected objects of the collection `call` addresses.
@@ -208,7 +222,6 @@ pub fn select(call: &Call, selectors: &Selectors) -> Result<Page, ApiError> {
             StorageError::Expired { .. } => list_expired(LIST_EXPIRED),
             other => other.into(),
         })?;
-    let selected = page.items;
     let mut meta = json!({"resourceVersion": page.revision.to_string()});
     if let (Some(next), Some(m)) = (page.next.as_ref(), meta.as_object_mut()) {
         m.insert(
@@ -221,20 +234,48 @@ pub fn select(call: &Call, selectors: &Selectors) -> Result<Page, ApiError> {
             m.insert("remainingItemCount".into(), rest.items.len().into());
         }
     }
-    let items = selected
-        .iter()
-        .map(|o| {
-            let mut v = o.value()?;
-            set_type(&mut v, call.def);
-            Ok(v)
-        })
-        .collect::<Result<Vec<Value>, crate::storage::StorageError>>()?;
     Ok(Page {
-        items,
-        stored: selected,
+        stored: page.items,
         revision: page.revision,
         meta,
     })
+}
+
+/// The JSON `<Kind>List` of `stored`, written straight from the stored
+/// bytes: each stored object already is its JSON (resourceVersion included,
+/// and, as every write path sets them, `apiVersion` and `kind` first, keys
+/// being sorted). An object stored without them is parsed and typed, so the
+/// answer is the same as serializing [`list_object`] of [`Page::values`].
+pub fn list_json(
+    def: &ResourceDef,
+    meta: &Value,
+    stored: &[Arc<StoredObject>],
+) -> Result<Vec<u8>, StorageError> {
+    let encode = |e: serde_json::Error| StorageError::Corrupt(e.to_string());
+    let size: usize = stored.iter().map(|o| o.json.len() + 1).sum();
+    let mut out = Vec::with_capacity(size + 256);
+    // Keys in serde_json's (sorted) order, as `list_object` serializes.
+    out.extend_from_slice(b"{\"apiVersion\":");
+    serde_json::to_writer(&mut out, &def.api_version()).map_err(encode)?;
+    out.extend_from_slice(b",\"items\":[");
+    for (i, object) in stored.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        if is_typed(def, &object.json) {
+            out.extend_from_slice(&object.json);
+        } else {
+            let mut v = object.value()?;
+            set_type(&mut v, def);
+            serde_json::to_writer(&mut out, &v).map_err(encode)?;
+        }
+    }
+    out.extend_from_slice(b"],\"kind\":");
+    serde_json::to_writer(&mut out, &def.list_kind()).map_err(encode)?;
+    out.extend_from_slice(b",\"metadata\":");
+    serde_json::to_writer(&mut out, meta).map_err(encode)?;
+    out.push(b'}');
+    Ok(out)
 }
 
 /// The `<Kind>List` of `items`.
@@ -252,17 +293,18 @@ pub async fn list(call: &Call) -> Result<Response, ApiError> {
     let out = output(&call.headers, &call.query)?;
     let selectors = Selectors::of(call)?;
     let page = select(call, &selectors)?;
-    let body = match out {
-        Output::Json => list_object(call.def, page.meta, page.items),
-        Output::Table(include) => discovery::table(
-            call.def,
-            &page.items,
-            page.meta,
-            include,
-            call.state.clock.now(),
-        ),
-    };
-    Ok(respond::json(200, &body))
+    match out {
+        Output::Json => Ok(respond::json_bytes(
+            200,
+            list_json(call.def, &page.meta, &page.stored)?,
+        )),
+        Output::Table(include) => {
+            let items = page.values(call.def)?;
+            let table =
+                discovery::table(call.def, &items, page.meta, include, call.state.clock.now());
+            Ok(respond::json(200, &table))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -275,5 +317,51 @@ mod tests {
         let c = decode_continue(&t).expect("decodes");
         assert_eq!((c.rv, c.start.as_str()), (7, "pods/default/b"));
         assert_eq!(decode_continue("xyz").expect_err("bad").code(), 400);
+    }
+
+    fn stored(name: &str, json: Value) -> Arc<StoredObject> {
+        Arc::new(StoredObject {
+            key: Key::new("pods", "default", name),
+            revision: 3,
+            json: serde_json::to_vec(&json).expect("encodes").into(),
+            attrs: Default::default(),
+        })
+    }
+
+    #[test]
+    fn spliced_lists_are_the_serialized_list_objects() {
+        let def = crate::registry::find("", "v1", "pods").expect("served");
+        let page = Page {
+            stored: vec![
+                // As every write path stores it: typed.
+                stored(
+                    "a",
+                    json!({"apiVersion": "v1", "kind": "Pod",
+                           "metadata": {"name": "a", "resourceVersion": "2"}, "spec": {"x": "é\"\n"}}),
+                ),
+                // Untyped, or typed as another version: parsed and typed.
+                stored("b", json!({"metadata": {"name": "b"}})),
+                stored(
+                    "c",
+                    json!({"apiVersion": "v2", "kind": "Pod", "metadata": {"name": "c"}}),
+                ),
+            ],
+            revision: 3,
+            meta: json!({"resourceVersion": "3", "continue": "ab"}),
+        };
+        let spliced = list_json(def, &page.meta, &page.stored).expect("spliced");
+        let items = page.values(def).expect("values");
+        let expected =
+            serde_json::to_vec(&list_object(def, page.meta.clone(), items)).expect("encodes");
+        assert_eq!(
+            String::from_utf8(spliced).expect("utf-8"),
+            String::from_utf8(expected).expect("utf-8")
+        );
+        assert!(is_typed(def, &page.stored[0].json));
+        assert!(!is_typed(def, &page.stored[2].json));
+        let empty = list_json(def, &page.meta, &[]).expect("empty");
+        let expected =
+            serde_json::to_vec(&list_object(def, page.meta.clone(), Vec::new())).expect("encodes");
+        assert_eq!(empty, expected);
     }
 }

@@ -88,7 +88,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                 meta.entry("name").or_insert_with(|| call.name().into());
             }
             match create_object(state, def, obj, &manager, dry_run, false).await {
-                Ok(created) => return render(call, 201, &created),
+                Ok(created) => return created.render(call, 201),
                 Err(e) if e.reason() == "AlreadyExists" => {
                     last_err = Some(e);
                     continue;

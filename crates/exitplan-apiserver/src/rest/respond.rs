@@ -9,9 +9,13 @@ use super::errors::status_json;
 
 /// `value` as a JSON response with `code`.
 pub fn json(code: u16, value: &Value) -> Response {
+    json_bytes(code, serde_json::to_vec(value).unwrap_or_default())
+}
+
+/// `body`, already JSON, as a response with `code`.
+pub fn json_bytes(code: u16, body: impl Into<axum::body::Body>) -> Response {
     let code = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
-    let body = serde_json::to_vec(value).unwrap_or_default();
-    let mut resp = (code, body).into_response();
+    let mut resp = (code, body.into()).into_response();
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

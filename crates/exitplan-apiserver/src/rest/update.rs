@@ -191,7 +191,7 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
                 super::create::create_object(&call.state, call.def, new, &manager, dry_run, true)
                     .await?;
             return Ok(super::fieldvalidation::warn(
-                render(call, 201, &created)?,
+                created.render(call, 201)?,
                 &warnings,
             ));
         }

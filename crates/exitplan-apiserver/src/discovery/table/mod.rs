@@ -103,7 +103,7 @@ pub struct Printer {
 }
 
 fn decode<T: DeserializeOwned>(v: &Value) -> Option<T> {
-    serde_json::from_value(v.clone()).ok()
+    <T as serde::Deserialize>::deserialize(v).ok()
 }
 
 /// The creation time of an object's metadata.
