@@ -15,7 +15,8 @@
 //! one observed evicted, per-request latency (create call → observed
 //! `TargetEvicted=True`), writes per eviction (store commits, and the
 //! modifications the shared informers saw per kind), setup time, peak RSS.
-//! A progress line goes to stderr every second.
+//! A progress line goes to stderr every second; `RUST_LOG=info` (or
+//! `debug`) adds the components' logs.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -165,6 +166,10 @@ fn running(ctx: &Context) -> usize {
 
 /// Runs the benchmark and prints its figures.
 pub fn run(args: DrainArgs) -> Result<ExitCode> {
+    // Logs only when asked for (they cost throughput).
+    if std::env::var_os("RUST_LOG").is_some() {
+        crate::process::init_logging();
+    }
     let dir = args.durable.then(|| {
         std::env::temp_dir().join(format!("exitplan-bench-drain-{}", std::process::id()))
     });
