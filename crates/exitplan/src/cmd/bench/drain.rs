@@ -6,7 +6,8 @@
 //! the evictionrequest-controller, the default imperative evictor, the
 //! disruption controller, the garbage collector, the scheduler and `--nodes`
 //! simulated nodes. `--pods` pods (no responders declared, so only the default
-//! evictor acts; scripted to stop at once) are created and left to run; then
+//! evictor acts; scripted to stop at once) are created, bound round-robin
+//! (`--schedule`: placed by the scheduler instead), and left to run; then
 //! one EvictionRequest per pod is created, all at once by concurrent clients,
 //! and a watch on EvictionRequests times each one until it reports
 //! `TargetEvicted=True`.
@@ -68,6 +69,12 @@ pub struct DrainArgs {
     /// progress line (encodes the metrics registry every second).
     #[arg(long)]
     pub queues: bool,
+    /// Leave the pods unbound for the simulated scheduler to place (by
+    /// default each is created bound, `spec.nodeName` round-robin: the
+    /// scheduler looks at every pod per decision, so placing 10,000 takes
+    /// minutes and is not what this measures).
+    #[arg(long)]
+    pub schedule: bool,
 }
 
 /// Informer modifications seen per kind during the drain (roughly the writes).
@@ -93,8 +100,8 @@ fn counter<K>(n: &Arc<Seen>, pick: fn(&Seen) -> &AtomicUsize) -> impl Fn(&Change
     }
 }
 
-fn pod(index: usize) -> Result<Pod> {
-    Ok(serde_json::from_value(json!({
+fn pod(index: usize, node: Option<String>) -> Result<Pod> {
+    let mut pod: Pod = serde_json::from_value(json!({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {
             "name": format!("pod-{index:05}"), "namespace": NAMESPACE,
@@ -105,7 +112,11 @@ fn pod(index: usize) -> Result<Pod> {
             "terminationGracePeriodSeconds": 0,
             "containers": [{"name": "main", "image": "registry.example.com/bench:1"}],
         },
-    }))?)
+    }))?;
+    if let Some(spec) = pod.spec.as_mut() {
+        spec.node_name = node;
+    }
+    Ok(pod)
 }
 
 fn request(index: usize, pod: &str, uid: &str) -> Result<EvictionRequest> {
@@ -170,9 +181,9 @@ pub fn run(args: DrainArgs) -> Result<ExitCode> {
     if std::env::var_os("RUST_LOG").is_some() {
         crate::process::init_logging();
     }
-    let dir = args.durable.then(|| {
-        std::env::temp_dir().join(format!("exitplan-bench-drain-{}", std::process::id()))
-    });
+    let dir = args
+        .durable
+        .then(|| std::env::temp_dir().join(format!("exitplan-bench-drain-{}", std::process::id())));
     if let Some(d) = &dir {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
@@ -184,7 +195,12 @@ pub fn run(args: DrainArgs) -> Result<ExitCode> {
 }
 
 /// `clients` tasks creating `total` pods; the (name, uid) of each.
-async fn create_pods(client: &kube::Client, clients: usize, total: usize) -> Result<Vec<(String, String)>> {
+async fn create_pods(
+    client: &kube::Client,
+    clients: usize,
+    total: usize,
+    nodes: Option<usize>,
+) -> Result<Vec<(String, String)>> {
     let per_client = total.div_ceil(clients.max(1));
     let tasks: Vec<_> = (0..clients.max(1))
         .map(|c| {
@@ -192,7 +208,8 @@ async fn create_pods(client: &kube::Client, clients: usize, total: usize) -> Res
             tokio::spawn(async move {
                 let mut out = Vec::with_capacity(per_client);
                 for i in (c * per_client)..((c + 1) * per_client).min(total) {
-                    let created = api.create(&PostParams::default(), &pod(i)?).await?;
+                    let node = nodes.map(|n| format!("node-{}", i % n.max(1) + 1));
+                    let created = api.create(&PostParams::default(), &pod(i, node)?).await?;
                     out.push((
                         i,
                         created.metadata.name.unwrap_or_default(),
@@ -264,7 +281,8 @@ async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<()> {
     let rt = Runtime::start(ctx.clone(), config).await;
 
     // Setup: the pods, until every one is Running.
-    let pods = create_pods(&client, args.clients, args.pods).await?;
+    let bind = (!args.schedule).then_some(args.nodes);
+    let pods = create_pods(&client, args.clients, args.pods, bind).await?;
     eprintln!(
         "[setup {:>6.1?}] {} pods created",
         setup_start.elapsed(),
@@ -304,8 +322,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<()> {
     );
 
     // The observer: a watch on EvictionRequests (as a drain tool would).
-    let evicted_at: Arc<Mutex<Vec<Option<Instant>>>> =
-        Arc::new(Mutex::new(vec![None; args.pods]));
+    let evicted_at: Arc<Mutex<Vec<Option<Instant>>>> = Arc::new(Mutex::new(vec![None; args.pods]));
     let evicted = Arc::new(AtomicUsize::new(0));
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
     let watch = tokio::spawn({
@@ -350,8 +367,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<()> {
     let writes_before = server.store().stats();
     seen.reset();
     let created = Arc::new(AtomicUsize::new(0));
-    let created_at: Arc<Mutex<Vec<Option<Instant>>>> =
-        Arc::new(Mutex::new(vec![None; args.pods]));
+    let created_at: Arc<Mutex<Vec<Option<Instant>>>> = Arc::new(Mutex::new(vec![None; args.pods]));
     let pods = Arc::new(pods);
     let start = Instant::now();
     let clients = args.clients.max(1);
