@@ -38,7 +38,19 @@ impl Controller {
     }
 
     /// The request sync's decision for `request` at `now`, from the current view.
-    fn plan_request(&self, request: &EvictionRequest, now: Timestamp) -> EvictionRequestSyncPlan {
+    ///
+    /// The names of the namespace's Evictions only choose the name of an
+    /// Eviction to create (`new_eviction_name`); whether one is created and
+    /// the status do not depend on them. So without `with_names` they are
+    /// left out (an empty list: the plan is the same but for the new
+    /// Eviction's name), sparing a scan of every Eviction in the namespace
+    /// on each sync; the creation itself re-plans with them, under the lock.
+    fn plan_request(
+        &self,
+        request: &EvictionRequest,
+        now: Timestamp,
+        with_names: bool,
+    ) -> EvictionRequestSyncPlan {
         let namespace = request.metadata.namespace.as_deref().unwrap_or_default();
         let pod = request
             .spec
@@ -49,9 +61,13 @@ impl Controller {
         let target = eviction_request_target_key(request);
         let evictions = self.evictions_of(target.as_deref());
         let requests = self.requests_of(target.as_deref());
-        let in_namespace = self.evictions.by_index(INDEX_NAMESPACE, namespace, |e| {
-            e.metadata.namespace.as_deref() == Some(namespace)
-        });
+        let in_namespace = if with_names {
+            self.evictions.by_index(INDEX_NAMESPACE, namespace, |e| {
+                e.metadata.namespace.as_deref() == Some(namespace)
+            })
+        } else {
+            Vec::new()
+        };
         let evictions: Vec<&Eviction> = evictions.iter().map(Arc::as_ref).collect();
         let requests: Vec<&EvictionRequest> = requests.iter().map(Arc::as_ref).collect();
         let names: Vec<&str> = in_namespace
@@ -82,7 +98,7 @@ pub(super) async fn sync(c: Arc<Controller>, key: String) -> Result<(), SyncErro
     };
     // §9: recorded for every synced request, before the "completed" skip.
     c.metrics.observe_request(&okey, &request);
-    let mut plan = c.plan_request(&request, c.ctx.clock.now());
+    let mut plan = c.plan_request(&request, c.ctx.clock.now(), false);
 
     if plan.create_eviction.is_some() {
         // Another worker may be creating the same target's Eviction: decide
@@ -92,7 +108,7 @@ pub(super) async fn sync(c: Arc<Controller>, key: String) -> Result<(), SyncErro
             return Ok(());
         };
         request = current;
-        plan = c.plan_request(&request, c.ctx.clock.now());
+        plan = c.plan_request(&request, c.ctx.clock.now(), true);
         if let Some(new) = plan.create_eviction.take() {
             create(&c, &okey, &new).await?;
         }

@@ -3,6 +3,7 @@
 //! assertions in tests). Build with `--release` for meaningful figures.
 
 pub mod apiserver;
+pub mod drain;
 mod measure;
 
 use std::process::ExitCode;
@@ -14,11 +15,14 @@ use clap::Subcommand;
 pub enum BenchCommand {
     /// The embedded API server: durable creates/s, LIST, watch fan-out, RSS.
     Apiserver(apiserver::ApiserverArgs),
+    /// The whole eviction loop in-process: end-to-end evictions/s, latency, RSS.
+    Drain(drain::DrainArgs),
 }
 
 /// Runs one benchmark.
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCommand::Apiserver(args) => apiserver::run(args),
+        BenchCommand::Drain(args) => drain::run(args),
     }
 }
