@@ -429,23 +429,27 @@ pub fn sync_pod(pod: &Pod, now: Timestamp) -> KubeletPlan {
     let now = truncate_to_seconds(now);
     let old = pod.status.clone().unwrap_or_default();
     let deleting = pod.metadata.deletion_timestamp.is_some();
+    // A deletion already at grace 0 was confirmed (by us, or by the client
+    // that deleted it): the server removes the pod once its finalizers are
+    // gone, so confirming again would only rewrite it (and wake us again).
+    let confirm = deleting && pod.metadata.deletion_grace_period_seconds != Some(0);
     let phase = old.phase.as_deref().unwrap_or(PHASE_PENDING);
     if phase == PHASE_SUCCEEDED || phase == PHASE_FAILED {
         return KubeletPlan {
-            confirm_deletion: deleting,
+            confirm_deletion: confirm,
             ..Default::default()
         };
     }
     let Some(spec) = pod.spec.as_ref() else {
         return KubeletPlan {
-            confirm_deletion: deleting,
+            confirm_deletion: confirm,
             ..Default::default()
         };
     };
     if old.start_time.is_none() && deleting {
         // Never started: nothing to stop.
         return KubeletPlan {
-            confirm_deletion: true,
+            confirm_deletion: confirm,
             ..Default::default()
         };
     }
@@ -570,7 +574,7 @@ pub fn sync_pod(pod: &Pod, now: Timestamp) -> KubeletPlan {
     }
     status.conditions = Some(conditions);
     KubeletPlan {
-        confirm_deletion: deleting && terminal,
+        confirm_deletion: confirm && terminal,
         status: (status != old).then_some(status),
         requeue_after: if terminal { None } else { requeue_after },
     }
@@ -687,6 +691,24 @@ mod tests {
         let p = step(p, t(1));
         assert_eq!(phase_of(&p), "Failed");
         assert!(conds(&p).is_empty());
+    }
+
+    #[test]
+    fn a_deletion_already_at_grace_zero_is_not_confirmed_again() {
+        let mut p = step(pod(&[]), t(0));
+        p.metadata.deletion_timestamp = Some(mtime(t(30)));
+        p.metadata.deletion_grace_period_seconds = Some(30);
+        let plan = sync_pod(&p, t(1));
+        assert!(plan.confirm_deletion, "stopped: confirm");
+        let mut p = step(p, t(1));
+        assert!(
+            sync_pod(&p, t(2)).confirm_deletion,
+            "not yet confirmed: again"
+        );
+        // The confirmation left the pod at grace 0 (a finalizer keeps it).
+        p.metadata.deletion_timestamp = Some(mtime(t(1)));
+        p.metadata.deletion_grace_period_seconds = Some(0);
+        assert_eq!(sync_pod(&p, t(2)), KubeletPlan::default());
     }
 
     fn phase_of(p: &Pod) -> String {
