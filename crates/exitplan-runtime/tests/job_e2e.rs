@@ -403,8 +403,8 @@ async fn c_fail_job_on_exit_code_42_waits_for_the_other_pod_to_stop() {
     assert_eq!(counters(&failed), (0, 0, 2, 0));
     // b was deleted and is gone; a stays (Failed); nothing replaced them.
     let left: Vec<String> = pods_of(&c, "fj").await.iter().map(name).collect();
-    assert_eq!(left, [a.clone()], "no replacement, b gone");
-    let _ = b;
+    assert_eq!(left, vec![a], "no replacement, b gone");
+    assert!(c.api::<Pod>().get_opt(&b).await.expect("get b").is_none());
 }
 
 // ---- d -------------------------------------------------------------------
