@@ -4,7 +4,9 @@
 //! graceful deletion (SIGTERM at the deletion request, SIGKILL with exit 137
 //! when the grace period ends) — and reports it as upstream's kubelet would:
 //! phase, container statuses, `Initialized`/`ContainersReady`/`Ready`
-//! conditions (other conditions, such as `DisruptionTarget`, are preserved).
+//! conditions (other conditions, such as `DisruptionTarget`, are preserved),
+//! plus the conditions scripted by `sim.exitplan.io/conditions`, added when a
+//! container exits on its own.
 //!
 //! [`sync_pod`] is pure and event-driven: it replays every transition whose
 //! time is at or before `now` from the timestamps already in the pod's
@@ -20,7 +22,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use exitplan_api::core::constants::{PHASE_FAILED, PHASE_PENDING, PHASE_RUNNING, PHASE_SUCCEEDED};
 use exitplan_api::time::{add, mtime, truncate_to_seconds};
 
-use super::script::{EXIT_SIGKILL, PodScript};
+use super::script::{EXIT_SIGKILL, PodScript, ScriptedCondition};
 
 /// Grace period when neither the deletion nor the pod says one (`terminationGracePeriodSeconds` default).
 pub const DEFAULT_GRACE: SignedDuration = SignedDuration::from_secs(30);
@@ -86,6 +88,8 @@ struct Sim<'a> {
     /// SIGTERM time and SIGKILL time, when the pod is being deleted.
     deletion: Option<(Timestamp, Timestamp)>,
     phase: Option<&'static str>,
+    /// Conditions scripted to appear at a container's own exit, with its time.
+    scripted: Vec<(ScriptedCondition, Timestamp)>,
 }
 
 fn ts(t: &Option<Time>) -> Option<Timestamp> {
@@ -227,6 +231,14 @@ impl Sim<'_> {
             Transition::Restart => {}
             Transition::Ready => c.ready = true,
             Transition::Exit(code) | Transition::Stopped(code) => {
+                if matches!(transition, Transition::Exit(_)) {
+                    self.scripted.extend(
+                        self.script
+                            .conditions(&c.name)
+                            .into_iter()
+                            .map(|sc| (sc, at)),
+                    );
+                }
                 let term = Term {
                     started,
                     finished: at,
@@ -372,6 +384,36 @@ fn set_condition(
     }
 }
 
+/// Message of a condition added by `sim.exitplan.io/conditions`.
+pub const SCRIPTED_CONDITION_MESSAGE: &str = "scripted by sim.exitplan.io/conditions";
+
+/// Adds (or updates) a scripted condition; its transition time is `at` when
+/// the status changes, kept otherwise.
+fn set_scripted_condition(
+    conditions: &mut Vec<PodCondition>,
+    sc: &ScriptedCondition,
+    at: Timestamp,
+) {
+    match conditions.iter_mut().find(|c| c.type_ == sc.type_) {
+        Some(c) => {
+            if c.status != sc.status {
+                c.status.clone_from(&sc.status);
+                c.last_transition_time = Some(mtime(at));
+            }
+            c.reason.clone_from(&sc.reason);
+            c.message = Some(SCRIPTED_CONDITION_MESSAGE.to_owned());
+        }
+        None => conditions.push(PodCondition {
+            type_: sc.type_.clone(),
+            status: sc.status.clone(),
+            reason: sc.reason.clone(),
+            message: Some(SCRIPTED_CONDITION_MESSAGE.to_owned()),
+            last_transition_time: Some(mtime(at)),
+            ..Default::default()
+        }),
+    }
+}
+
 /// The deletion window of a pod being deleted: (SIGTERM time, SIGKILL time).
 fn deletion_window(pod: &Pod) -> Option<(Timestamp, Timestamp)> {
     let kill = ts(&pod.metadata.deletion_timestamp)?;
@@ -387,23 +429,27 @@ pub fn sync_pod(pod: &Pod, now: Timestamp) -> KubeletPlan {
     let now = truncate_to_seconds(now);
     let old = pod.status.clone().unwrap_or_default();
     let deleting = pod.metadata.deletion_timestamp.is_some();
+    // A deletion already at grace 0 was confirmed (by us, or by the client
+    // that deleted it): the server removes the pod once its finalizers are
+    // gone, so confirming again would only rewrite it (and wake us again).
+    let confirm = deleting && pod.metadata.deletion_grace_period_seconds != Some(0);
     let phase = old.phase.as_deref().unwrap_or(PHASE_PENDING);
     if phase == PHASE_SUCCEEDED || phase == PHASE_FAILED {
         return KubeletPlan {
-            confirm_deletion: deleting,
+            confirm_deletion: confirm,
             ..Default::default()
         };
     }
     let Some(spec) = pod.spec.as_ref() else {
         return KubeletPlan {
-            confirm_deletion: deleting,
+            confirm_deletion: confirm,
             ..Default::default()
         };
     };
     if old.start_time.is_none() && deleting {
         // Never started: nothing to stop.
         return KubeletPlan {
-            confirm_deletion: true,
+            confirm_deletion: confirm,
             ..Default::default()
         };
     }
@@ -442,6 +488,7 @@ pub fn sync_pod(pod: &Pod, now: Timestamp) -> KubeletPlan {
         containers,
         deletion: deletion_window(pod),
         phase: None,
+        scripted: Vec::new(),
     };
     let start = ts(&old.start_time).unwrap_or(now);
     if old.start_time.is_none() {
@@ -522,10 +569,152 @@ pub fn sync_pod(pod: &Pod, now: Timestamp) -> KubeletPlan {
         (!ready).then_some(not_ready_reason),
         now,
     );
+    for (sc, at) in &sim.scripted {
+        set_scripted_condition(&mut conditions, sc, *at);
+    }
     status.conditions = Some(conditions);
     KubeletPlan {
-        confirm_deletion: deleting && terminal,
+        confirm_deletion: confirm && terminal,
         status: (status != old).then_some(status),
         requeue_after: if terminal { None } else { requeue_after },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{Container as ContainerSpec, PodSpec};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn t(secs: i64) -> Timestamp {
+        add(
+            "2026-11-29T10:00:00Z".parse().expect("time"),
+            SignedDuration::from_secs(secs),
+        )
+    }
+
+    fn pod(annotations: &[(&str, &str)]) -> Pod {
+        let container = |name: &str| ContainerSpec {
+            name: name.to_owned(),
+            image: Some("img".to_owned()),
+            ..Default::default()
+        };
+        Pod {
+            metadata: ObjectMeta {
+                name: Some("p".to_owned()),
+                annotations: Some(
+                    annotations
+                        .iter()
+                        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                        .collect(),
+                ),
+                ..Default::default()
+            },
+            spec: Some(PodSpec {
+                node_name: Some("node-1".to_owned()),
+                restart_policy: Some("Never".to_owned()),
+                containers: vec![container("main"), container("side")],
+                ..Default::default()
+            }),
+            status: None,
+        }
+    }
+
+    fn step(mut p: Pod, at: Timestamp) -> Pod {
+        if let Some(s) = sync_pod(&p, at).status {
+            p.status = Some(s);
+        }
+        p
+    }
+
+    fn conds(p: &Pod) -> Vec<(String, String, Option<String>, Option<Timestamp>)> {
+        p.status
+            .iter()
+            .flat_map(|s| s.conditions.iter().flatten())
+            .filter(|c| {
+                !matches!(
+                    c.type_.as_str(),
+                    "Initialized" | "ContainersReady" | "Ready"
+                )
+            })
+            .map(|c| {
+                (
+                    c.type_.clone(),
+                    c.status.clone(),
+                    c.reason.clone(),
+                    c.last_transition_time.as_ref().map(|t| t.0),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn scripted_conditions_appear_with_the_containers_own_exit() {
+        let p = pod(&[
+            ("sim.exitplan.io/run", "30s"),
+            ("sim.exitplan.io/run.side", "10s"),
+            ("sim.exitplan.io/exit-code.main", "3"),
+            (
+                "sim.exitplan.io/conditions.main",
+                "ConfigIssue=True:BadConfig,Extra=False",
+            ),
+        ]);
+        let p = step(p, t(0));
+        assert!(conds(&p).is_empty(), "nothing before an exit");
+        let p = step(p, t(15));
+        assert!(conds(&p).is_empty(), "side's exit scripts no condition");
+        // Synced late: the exit (and its conditions) is dated when it was due.
+        let p = step(p, t(40));
+        assert_eq!(phase_of(&p), "Failed");
+        assert_eq!(
+            conds(&p),
+            vec![
+                (
+                    "ConfigIssue".into(),
+                    "True".into(),
+                    Some("BadConfig".into()),
+                    Some(t(30))
+                ),
+                ("Extra".into(), "False".into(), None, Some(t(30))),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_scripted_conditions_after_sigterm() {
+        let mut p = step(
+            pod(&[("sim.exitplan.io/conditions", "ConfigIssue=True")]),
+            t(0),
+        );
+        p.metadata.deletion_timestamp = Some(mtime(t(30)));
+        p.metadata.deletion_grace_period_seconds = Some(30);
+        let p = step(p, t(1));
+        assert_eq!(phase_of(&p), "Failed");
+        assert!(conds(&p).is_empty());
+    }
+
+    #[test]
+    fn a_deletion_already_at_grace_zero_is_not_confirmed_again() {
+        let mut p = step(pod(&[]), t(0));
+        p.metadata.deletion_timestamp = Some(mtime(t(30)));
+        p.metadata.deletion_grace_period_seconds = Some(30);
+        let plan = sync_pod(&p, t(1));
+        assert!(plan.confirm_deletion, "stopped: confirm");
+        let mut p = step(p, t(1));
+        assert!(
+            sync_pod(&p, t(2)).confirm_deletion,
+            "not yet confirmed: again"
+        );
+        // The confirmation left the pod at grace 0 (a finalizer keeps it).
+        p.metadata.deletion_timestamp = Some(mtime(t(1)));
+        p.metadata.deletion_grace_period_seconds = Some(0);
+        assert_eq!(sync_pod(&p, t(2)), KubeletPlan::default());
+    }
+
+    fn phase_of(p: &Pod) -> String {
+        p.status
+            .as_ref()
+            .and_then(|s| s.phase.clone())
+            .unwrap_or_default()
     }
 }

@@ -8,6 +8,7 @@
 //! | `sim.exitplan.io/sigterm-exit-code` | exit code after SIGTERM (a container still running at the end of the grace period is killed: `137`) | `143` |
 //! | `sim.exitplan.io/ready-after` | how long after starting a container reports ready | `0s` |
 //! | `sim.exitplan.io/exit-at` | an instant (RFC 3339) at which a running container exits on its own (with `exit-code`), whatever `run` says — how a scenario makes a pod fail "now" | none |
+//! | `sim.exitplan.io/conditions` | pod conditions the kubelet adds when a container exits on its own (not after SIGTERM): a comma list of `<Type>=<Status>[:<Reason>]`, e.g. `ConfigIssue=True:BadConfig`; `Status` is `True`, `False` or `Unknown`; written in the same status update as the exit, so a pod that fails carries them when the Job controller sees it fail | none |
 //!
 //! Each key may be suffixed with `.<container name>` to apply to one
 //! container only (init containers included): `sim.exitplan.io/exit-code.main: "42"`.
@@ -33,6 +34,49 @@ pub const SIGTERM_EXIT_CODE: &str = "sigterm-exit-code";
 pub const READY_AFTER: &str = "ready-after";
 /// Annotation: an instant at which a running container exits on its own.
 pub const EXIT_AT: &str = "exit-at";
+/// Annotation: pod conditions added when a container exits on its own.
+pub const CONDITIONS: &str = "conditions";
+
+/// A pod condition scripted by [`CONDITIONS`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptedCondition {
+    /// The condition's `type`.
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    /// The condition's `reason`, if given.
+    pub reason: Option<String>,
+}
+
+/// Parses a [`CONDITIONS`] value: a comma list of `<Type>=<Status>[:<Reason>]`.
+/// `None` when any item does not parse (empty type, status not
+/// `True`/`False`/`Unknown`, empty reason after `:`).
+pub fn parse_conditions(value: &str) -> Option<Vec<ScriptedCondition>> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            let (type_, rest) = item.split_once('=')?;
+            let (status, reason) = match rest.split_once(':') {
+                Some((s, r)) => (s.trim(), Some(r.trim())),
+                None => (rest.trim(), None),
+            };
+            let type_ = type_.trim();
+            if type_.is_empty()
+                || !matches!(status, "True" | "False" | "Unknown")
+                || reason.is_some_and(str::is_empty)
+            {
+                return None;
+            }
+            Some(ScriptedCondition {
+                type_: type_.to_owned(),
+                status: status.to_owned(),
+                reason: reason.map(str::to_owned),
+            })
+        })
+        .collect()
+}
 
 /// Exit code of a container stopped by SIGTERM (128 + 15).
 pub const EXIT_SIGTERM: i32 = 143;
@@ -105,6 +149,14 @@ impl PodScript {
             .and_then(|v| v.trim().parse().ok())
     }
 
+    /// The pod conditions added when `container` exits on its own (empty
+    /// when none are scripted or the value does not parse).
+    pub fn conditions(&self, container: &str) -> Vec<ScriptedCondition> {
+        self.raw(CONDITIONS, container)
+            .and_then(parse_conditions)
+            .unwrap_or_default()
+    }
+
     /// How long after starting `container` reports ready.
     pub fn ready_after(&self, container: &str) -> SignedDuration {
         self.duration(READY_AFTER, container)
@@ -125,6 +177,7 @@ impl PodScript {
                         .is_ok_and(|d| !d.is_negative()),
                     EXIT_CODE | SIGTERM_EXIT_CODE => v.trim().parse::<i32>().is_ok(),
                     EXIT_AT => v.trim().parse::<jiff::Timestamp>().is_ok(),
+                    CONDITIONS => parse_conditions(v).is_some(),
                     _ => false,
                 };
                 !ok
@@ -173,6 +226,7 @@ mod tests {
             vec![("sim.exitplan.io/stop".to_owned(), "bogus".to_owned())]
         );
         let none = PodScript::of(&pod(&[]));
+        assert!(none.conditions("main").is_empty());
         assert_eq!(
             none.run("main", false),
             None,
@@ -183,5 +237,44 @@ mod tests {
             Some(SignedDuration::ZERO),
             "init containers finish at once"
         );
+    }
+
+    #[test]
+    fn conditions_parse_as_a_comma_list() {
+        let s = PodScript::of(&pod(&[
+            (
+                "sim.exitplan.io/conditions",
+                "ConfigIssue=True:BadConfig, Other=Unknown",
+            ),
+            ("sim.exitplan.io/conditions.side", "Nope=Maybe"),
+        ]));
+        assert_eq!(
+            s.conditions("main"),
+            vec![
+                ScriptedCondition {
+                    type_: "ConfigIssue".into(),
+                    status: "True".into(),
+                    reason: Some("BadConfig".into()),
+                },
+                ScriptedCondition {
+                    type_: "Other".into(),
+                    status: "Unknown".into(),
+                    reason: None,
+                },
+            ]
+        );
+        assert!(
+            s.conditions("side").is_empty(),
+            "an unparsable value adds nothing"
+        );
+        assert_eq!(
+            s.problems(),
+            vec![(
+                "sim.exitplan.io/conditions.side".to_owned(),
+                "Nope=Maybe".to_owned()
+            )]
+        );
+        assert_eq!(parse_conditions("=True"), None);
+        assert_eq!(parse_conditions("A=True:"), None);
     }
 }

@@ -1,14 +1,23 @@
 //! `exitplan explain job`: how the Job controller judges a Job's failed pods —
 //! which podFailurePolicy rule matched each one, what is counted, and what the
 //! Job's decision is — computed by the controller's own decision functions.
+//!
+//! Offline from files (`-f JOB --pods PODS`), or live (`explain job NAME`):
+//! the Job is read from the server and its pods listed by the Job's selector
+//! (`spec.selector.matchLabels`, else `batch.kubernetes.io/controller-uid=<uid>`);
+//! both print the same output.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use kube::api::{Api, ListParams};
 use std::process::ExitCode;
 
 use jiff::Timestamp;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 
+use exitplan_api::batch::constants::CONTROLLER_UID_LABEL;
 use exitplan_api::batch::default_job;
 use exitplan_control::job::explain::{JobDecision, JobExplanation, explain};
 
@@ -27,13 +36,27 @@ pub enum ExplainCommand {
 /// Arguments of `exitplan explain job`.
 #[derive(Debug, clap::Args)]
 pub struct ExplainJobArgs {
+    /// The Job to read from the server (instead of `-f`/`--pods`).
+    #[arg(value_name = "NAME", conflicts_with_all = ["file", "pods"], required_unless_present = "file")]
+    name: Option<String>,
+    /// The Job's namespace on the server. Default: the kubeconfig's namespace.
+    #[arg(short = 'n', long, value_name = "NS", requires = "name")]
+    namespace: Option<String>,
+    /// Kubeconfig to use. Default: $KUBECONFIG, ~/.kube/config, or in-cluster.
+    #[arg(long, value_name = "PATH", requires = "name")]
+    kubeconfig: Option<PathBuf>,
     /// The Job (YAML or JSON; `-` reads stdin), e.g. from `kubectl get job NAME -o yaml`.
-    #[arg(short = 'f', long = "filename", value_name = "JOB.yaml")]
-    file: PathBuf,
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "JOB.yaml",
+        requires = "pods"
+    )]
+    file: Option<PathBuf>,
     /// The Job's pods: several YAML documents or a List, e.g. from
     /// `kubectl get pods -l job-name=NAME -o yaml`.
-    #[arg(long, value_name = "PODS.yaml")]
-    pods: PathBuf,
+    #[arg(long, value_name = "PODS.yaml", requires = "file")]
+    pods: Option<PathBuf>,
     /// The controller's clock (RFC 3339); defaults to the current time.
     #[arg(long, value_name = "RFC3339")]
     now: Option<Timestamp>,
@@ -45,7 +68,32 @@ pub struct ExplainJobArgs {
 /// Runs the command; `clock` is the process's one reading of the current time.
 pub fn run(cmd: ExplainCommand, clock: Timestamp) -> Result<ExitCode, InputError> {
     let ExplainCommand::Job(args) = cmd;
-    let (src, value) = read_one(&args.file)?;
+    let now = args.now.unwrap_or(clock);
+    let (file, pods_file) = match (&args.name, &args.file, &args.pods) {
+        (Some(name), _, _) => {
+            return Ok(
+                match fetch(name, args.namespace.as_deref(), args.kubeconfig.as_deref()) {
+                    Ok((mut job, pods)) => {
+                        default_job(&mut job);
+                        print_explanation(&explain(&job, &pods, now), args.output);
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e:#}");
+                        ExitCode::FAILURE
+                    }
+                },
+            );
+        }
+        (None, Some(file), Some(pods)) => (file, pods),
+        // clap requires NAME or both files.
+        _ => {
+            return Err(InputError::Mismatch(
+                "give NAME or -f JOB --pods PODS".into(),
+            ));
+        }
+    };
+    let (src, value) = read_one(file)?;
     match type_meta(&value) {
         Some(("batch/v1", "Job")) => {}
         Some((api_version, kind)) => {
@@ -59,7 +107,7 @@ pub fn run(cmd: ExplainCommand, clock: Timestamp) -> Result<ExitCode, InputError
     }
     let mut job: Job = decode(Doc { src, value })?;
     default_job(&mut job);
-    let (pods_src, docs) = read_all(&args.pods)?;
+    let (pods_src, docs) = read_all(pods_file)?;
     let mut pods = Vec::new();
     for doc in flatten_lists(docs) {
         match type_meta(&doc) {
@@ -77,12 +125,69 @@ pub fn run(cmd: ExplainCommand, clock: Timestamp) -> Result<ExitCode, InputError
             None => return Err(InputError::NotAnObject(pods_src)),
         }
     }
-    let explanation = explain(&job, &pods, args.now.unwrap_or(clock));
-    match args.output {
-        Format::Text => print!("{}", render(&explanation)),
-        f => print_structured(&explanation, f),
-    }
+    print_explanation(&explain(&job, &pods, now), args.output);
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_explanation(explanation: &JobExplanation, output: Format) {
+    match output {
+        Format::Text => print!("{}", render(explanation)),
+        f => print_structured(explanation, f),
+    }
+}
+
+/// The label selector of `job`'s pods: its `spec.selector.matchLabels`
+/// (what the API server defaults), else its controller-uid label.
+pub fn pod_selector(job: &Job) -> Option<String> {
+    let labels = job
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.as_ref())
+        .and_then(|s| s.match_labels.as_ref())
+        .filter(|l| !l.is_empty());
+    match labels {
+        Some(l) => Some(
+            l.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        None => job
+            .metadata
+            .uid
+            .as_ref()
+            .map(|uid| format!("{CONTROLLER_UID_LABEL}={uid}")),
+    }
+}
+
+/// Reads Job `name` and its pods from the server.
+fn fetch(
+    name: &str,
+    namespace: Option<&str>,
+    kubeconfig: Option<&Path>,
+) -> anyhow::Result<(Job, Vec<Pod>)> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let client = crate::connect::client(kubeconfig).await?;
+        let ns = namespace.map_or_else(|| client.default_namespace().to_owned(), str::to_owned);
+        let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
+        let job = jobs
+            .get(name)
+            .await
+            .with_context(|| format!("getting job {ns}/{name}"))?;
+        let selector = pod_selector(&job)
+            .with_context(|| format!("job {ns}/{name} has neither a selector nor a UID"))?;
+        let pods: Api<Pod> = Api::namespaced(client, &ns);
+        let pods = pods
+            .list(&ListParams::default().labels(&selector))
+            .await
+            .with_context(|| format!("listing the pods of job {ns}/{name} ({selector})"))?
+            .items;
+        Ok((job, pods))
+    })
 }
 
 fn dash(s: Option<String>) -> String {
