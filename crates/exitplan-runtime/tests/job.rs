@@ -25,11 +25,7 @@ const FINALIZER: &str = "batch.kubernetes.io/job-tracking";
 const LIMIT: Duration = Duration::from_secs(120);
 
 async fn start() -> Cluster {
-    Cluster::start(
-        &[Component::Job, Component::Scheduler],
-        &["node-1", "node-2"],
-    )
-    .await
+    Cluster::start(&[Component::Job], &[]).await
 }
 
 /// A Job `name` running container `main`, with `spec` merged in.
@@ -730,69 +726,61 @@ fn injected() -> Response<axum::body::Body> {
 }
 
 async fn start_faulty(faults: Arc<Faults>) -> Cluster {
-    Cluster::start_wrapped(
-        &[Component::Job, Component::Scheduler],
-        &["node-1", "node-2"],
-        move |router| {
-            let svc = tower::service_fn(move |req: Request<kube::client::Body>| {
-                let router = router.clone();
-                let faults = faults.clone();
-                async move {
-                    let path = req.uri().path().to_owned();
-                    let query = req.uri().query().unwrap_or_default().to_owned();
-                    let method = req.method().clone();
-                    let pod_item = path.starts_with("/api/v1/namespaces/")
-                        && path.split('/').nth(5) == Some("pods")
-                        && path.split('/').count() == 7;
-                    if method == Method::PATCH && pod_item {
-                        if faults.fail_pod_patches.load(Ordering::SeqCst) {
-                            return Ok::<_, Infallible>(injected());
-                        }
-                        if faults.fail_status_after_patch.load(Ordering::SeqCst) {
-                            faults.fail_status.store(true, Ordering::SeqCst);
-                        }
+    Cluster::start_wrapped(&[Component::Job], &[], move |router| {
+        let svc = tower::service_fn(move |req: Request<kube::client::Body>| {
+            let router = router.clone();
+            let faults = faults.clone();
+            async move {
+                let path = req.uri().path().to_owned();
+                let query = req.uri().query().unwrap_or_default().to_owned();
+                let method = req.method().clone();
+                let pod_item = path.starts_with("/api/v1/namespaces/")
+                    && path.split('/').nth(5) == Some("pods")
+                    && path.split('/').count() == 7;
+                if method == Method::PATCH && pod_item {
+                    if faults.fail_pod_patches.load(Ordering::SeqCst) {
+                        return Ok::<_, Infallible>(injected());
                     }
-                    if method == Method::PUT
-                        && path.contains("/jobs/")
-                        && path.ends_with("/status")
-                        && faults.fail_status.load(Ordering::SeqCst)
-                    {
+                    if faults.fail_status_after_patch.load(Ordering::SeqCst) {
+                        faults.fail_status.store(true, Ordering::SeqCst);
+                    }
+                }
+                if method == Method::PUT
+                    && path.contains("/jobs/")
+                    && path.ends_with("/status")
+                    && faults.fail_status.load(Ordering::SeqCst)
+                {
+                    return Ok(injected());
+                }
+                if method == Method::POST && path == "/api/v1/namespaces/default/pods" {
+                    let mut log = faults.log.lock().expect("lock");
+                    let attempt = log.iter().filter(|e| **e != "status").count() + 1;
+                    let fail = faults.fail_create_attempt.load(Ordering::SeqCst) == attempt;
+                    log.push(if fail { "refused" } else { "created" });
+                    drop(log);
+                    if fail {
                         return Ok(injected());
                     }
-                    if method == Method::POST && path == "/api/v1/namespaces/default/pods" {
-                        let mut log = faults.log.lock().expect("lock");
-                        let attempt = log.iter().filter(|e| **e != "status").count() + 1;
-                        let fail = faults.fail_create_attempt.load(Ordering::SeqCst) == attempt;
-                        log.push(if fail { "refused" } else { "created" });
-                        drop(log);
-                        if fail {
-                            return Ok(injected());
-                        }
-                        faults.pod_creates.fetch_add(1, Ordering::SeqCst);
-                    }
-                    if method == Method::GET
-                        && path == "/api/v1/pods"
-                        && query.contains("watch=true")
-                    {
-                        let delay = faults.pod_watch_delay.lock().expect("lock").take();
-                        if let Some(d) = delay {
-                            tokio::time::sleep(d).await;
-                        }
-                    }
-                    let status_put = method == Method::PUT
-                        && path.contains("/jobs/")
-                        && path.ends_with("/status");
-                    let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
-                    if status_put && resp.status().is_success() {
-                        faults.status_puts.fetch_add(1, Ordering::SeqCst);
-                        faults.log.lock().expect("lock").push("status");
-                    }
-                    Ok(resp)
+                    faults.pod_creates.fetch_add(1, Ordering::SeqCst);
                 }
-            });
-            kube::Client::new(svc, "default")
-        },
-    )
+                if method == Method::GET && path == "/api/v1/pods" && query.contains("watch=true") {
+                    let delay = faults.pod_watch_delay.lock().expect("lock").take();
+                    if let Some(d) = delay {
+                        tokio::time::sleep(d).await;
+                    }
+                }
+                let status_put =
+                    method == Method::PUT && path.contains("/jobs/") && path.ends_with("/status");
+                let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
+                if status_put && resp.status().is_success() {
+                    faults.status_puts.fetch_add(1, Ordering::SeqCst);
+                    faults.log.lock().expect("lock").push("status");
+                }
+                Ok(resp)
+            }
+        });
+        kube::Client::new(svc, "default")
+    })
     .await
 }
 
