@@ -218,6 +218,29 @@ impl<K: Clone + Eq + Hash + Ord + Send + 'static> Queue<K> {
         }
     }
 
+    /// Runs one worker until the queue shuts down (client-go's
+    /// `processNextWorkItem` loop): each key goes to `sync`; success clears
+    /// its back-off, an error is logged (`what` names the sync) and the key
+    /// queued again after its back-off.
+    pub async fn run_worker<F, Fut, E>(&self, what: &str, mut sync: F)
+    where
+        K: std::fmt::Display,
+        F: FnMut(K) -> Fut,
+        Fut: std::future::Future<Output = Result<(), E>>,
+        E: std::fmt::Display,
+    {
+        while let Some(key) = self.get().await {
+            match sync(key.clone()).await {
+                Ok(()) => self.forget(&key),
+                Err(err) => {
+                    tracing::warn!(queue = %self.name, key = %key, error = %err, "{what} failed; retrying");
+                    self.add_rate_limited(key.clone());
+                }
+            }
+            self.done(&key);
+        }
+    }
+
     /// Marks `key` processed; a key added while it was processed is queued again.
     pub fn done(&self, key: &K) {
         let woke = self

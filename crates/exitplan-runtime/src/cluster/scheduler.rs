@@ -129,16 +129,12 @@ pub fn register(ctx: &Context) -> Vec<Task> {
 
 impl Scheduler {
     async fn run(self) {
-        while let Some(key) = self.queue.get().await {
-            match self.sync(&key).await {
-                Ok(()) => self.queue.forget(&key),
-                Err(e) => {
-                    tracing::warn!(pod = %key, error = %e, "scheduling failed; retrying");
-                    self.queue.add_rate_limited(key.clone());
-                }
-            }
-            self.queue.done(&key);
-        }
+        self.queue
+            .run_worker("scheduling", |key| {
+                let this = &self;
+                async move { this.sync(&key).await }
+            })
+            .await;
     }
 
     /// The load the scheduler sees: every pod's node and phase, with the

@@ -129,16 +129,12 @@ impl Disruption {
     }
 
     async fn pdb_work(self) {
-        while let Some(key) = self.pdb_queue.get().await {
-            match self.sync_pdb(&key).await {
-                Ok(()) => self.pdb_queue.forget(&key),
-                Err(err) => {
-                    tracing::warn!(pdb = %key, error = %err, "PodDisruptionBudget sync failed; retrying");
-                    self.pdb_queue.add_rate_limited(key.clone());
-                }
-            }
-            self.pdb_queue.done(&key);
-        }
+        self.pdb_queue
+            .run_worker("PodDisruptionBudget sync", |key| {
+                let this = &self;
+                async move { this.sync_pdb(&key).await }
+            })
+            .await;
     }
 
     async fn sync_pdb(&self, key: &ObjectKey) -> Result<(), kube::Error> {
@@ -195,16 +191,12 @@ impl Disruption {
     }
 
     async fn stale_work(self) {
-        while let Some(key) = self.stale_queue.get().await {
-            match self.sync_stale(&key).await {
-                Ok(()) => self.stale_queue.forget(&key),
-                Err(err) => {
-                    tracing::warn!(pod = %key, error = %err, "stale DisruptionTarget cleanup failed; retrying");
-                    self.stale_queue.add_rate_limited(key.clone());
-                }
-            }
-            self.stale_queue.done(&key);
-        }
+        self.stale_queue
+            .run_worker("stale DisruptionTarget cleanup", |key| {
+                let this = &self;
+                async move { this.sync_stale(&key).await }
+            })
+            .await;
     }
 
     async fn sync_stale(&self, key: &ObjectKey) -> Result<(), kube::Error> {

@@ -182,16 +182,12 @@ impl Evictor {
     }
 
     async fn work(self) {
-        while let Some(key) = self.queue.get().await {
-            match self.sync(&key).await {
-                Ok(()) => self.queue.forget(&key),
-                Err(err) => {
-                    tracing::warn!(eviction = %key, error = %err, "imperative eviction sync failed; retrying");
-                    self.queue.add_rate_limited(key.clone());
-                }
-            }
-            self.queue.done(&key);
-        }
+        self.queue
+            .run_worker("imperative eviction sync", |key| {
+                let this = &self;
+                async move { this.sync(&key).await }
+            })
+            .await;
     }
 
     /// The freshest Eviction we know of at `key`.

@@ -419,16 +419,12 @@ impl JobController {
     }
 
     async fn work(self) {
-        while let Some(key) = self.queue.get().await {
-            match self.sync(&key).await {
-                Ok(()) => self.queue.forget(&key),
-                Err(err) => {
-                    tracing::warn!(job = %key, error = %err, "Job sync failed; retrying");
-                    self.queue.add_rate_limited(key.clone());
-                }
-            }
-            self.queue.done(&key);
-        }
+        self.queue
+            .run_worker("Job sync", |key| {
+                let this = &self;
+                async move { this.sync(&key).await }
+            })
+            .await;
     }
 
     fn pods_of(&self, job: &Job) -> Vec<Pod> {
@@ -703,16 +699,12 @@ impl JobController {
     }
 
     async fn orphan_work(self) {
-        while let Some(key) = self.orphan_queue.get().await {
-            match self.sync_orphan(&key).await {
-                Ok(()) => self.orphan_queue.forget(&key),
-                Err(err) => {
-                    tracing::warn!(pod = %key, error = %err, "orphan pod finalizer removal failed; retrying");
-                    self.orphan_queue.add_rate_limited(key.clone());
-                }
-            }
-            self.orphan_queue.done(&key);
-        }
+        self.orphan_queue
+            .run_worker("orphan pod finalizer removal", |key| {
+                let this = &self;
+                async move { this.sync_orphan(&key).await }
+            })
+            .await;
     }
 
     /// `syncOrphanPod`: removes the tracking finalizer of a pod whose Job is
