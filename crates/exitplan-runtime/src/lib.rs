@@ -12,6 +12,7 @@
 //!
 //! * [`queue`] — work queues: de-duplicated keys, delayed and rate-limited adds.
 //! * [`informer`] — watch-fed caches with indexes and old/new change events.
+//! * [`keyed_lock`] — async mutexes per key.
 //! * [`context`] — the client, the clock and the shared informers.
 //! * [`runtime`] — composing components into a running system.
 //! * [`controllers`] — evictionrequest-controller, imperative evictor,
@@ -23,6 +24,7 @@ pub mod cluster;
 pub mod context;
 pub mod controllers;
 pub mod informer;
+pub mod keyed_lock;
 pub mod leader;
 pub mod metrics;
 pub mod queue;

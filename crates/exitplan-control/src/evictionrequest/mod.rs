@@ -56,7 +56,7 @@ pub use events::Enqueue;
 pub use eviction_sync::{EvictionSyncInput, EvictionSyncPlan, sync_eviction};
 pub use meta_refresh::{MetaRefreshInput, MetaRefreshPlan, sync_eviction_meta_refresh};
 pub use metrics::EvictionMetrics;
-pub use naming::new_eviction_name;
+pub use naming::{eviction_name_index_key, name_index_keys, new_eviction_name};
 pub use relevant::{RelevantEviction, find_relevant_eviction};
 pub use request_sync::{EvictionRequestSyncInput, EvictionRequestSyncPlan, sync_eviction_request};
 pub use requesters::sort_eviction_requests_by_relevance;

@@ -61,6 +61,35 @@ pub fn new_eviction_name<'a>(
     Some(out)
 }
 
+/// The index key under which an Eviction named `name` in `namespace` is
+/// filed so that [`name_index_keys`] finds every Eviction that
+/// [`new_eviction_name`] could count for a pod: `"<ns>/<name part>"`, or,
+/// for a 253-byte (possibly truncated) name, whose name part may be a mere
+/// prefix of the pod name, the namespace's one bucket of such names.
+/// `None` for a name that never counts.
+pub fn eviction_name_index_key(namespace: &str, name: &str) -> Option<String> {
+    let (_, name_part) = match_eviction_name(name)?;
+    Some(if name.len() == DNS1123_SUBDOMAIN_MAX_LENGTH {
+        long_names_key(namespace)
+    } else {
+        format!("{namespace}/{name_part}")
+    })
+}
+
+/// The index keys to look up for a new Eviction of pod `pod_name` in
+/// `namespace` (see [`eviction_name_index_key`]): the Evictions filed under
+/// them are a superset of the names [`new_eviction_name`] counts, so passing
+/// only those gives the same name as passing the whole namespace.
+pub fn name_index_keys(namespace: &str, pod_name: &str) -> [String; 2] {
+    [format!("{namespace}/{pod_name}"), long_names_key(namespace)]
+}
+
+/// The bucket of a namespace's 253-byte Eviction names (`\n` cannot occur in
+/// a name part that matches, so this never collides with a pod's key).
+fn long_names_key(namespace: &str) -> String {
+    format!("{namespace}/\n253")
+}
+
 /// `(counter digits, name part)` of the leftmost match of `pod-([0-9]+)-(.*)$`.
 fn match_eviction_name(name: &str) -> Option<(&str, &str)> {
     let mut from = 0;
@@ -98,6 +127,76 @@ mod tests {
         assert_eq!(match_eviction_name("pod-1-"), Some(("1", "")));
         assert_eq!(match_eviction_name("pod-1-a\nb"), None);
         assert_eq!(match_eviction_name("pod-1-a\npod-2-b"), Some(("2", "b")));
+    }
+
+    /// Names built to hit the matcher's corners: prefixes, long digit runs,
+    /// truncation at 253 bytes, newlines.
+    fn arb_name() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let part = prop_oneof![
+            Just("foo".to_owned()),
+            Just("fo".to_owned()),
+            Just("x".repeat(240)),
+            Just("x".repeat(230)),
+            "[a-z0-9.-]{0,12}",
+        ];
+        (
+            prop_oneof![
+                Just(String::new()),
+                Just("x".to_owned()),
+                Just("pod-".to_owned())
+            ],
+            prop_oneof![Just("pod-".to_owned()), Just("pod".to_owned())],
+            "[0-9]{0,22}",
+            prop_oneof![Just("-".to_owned()), Just("\n".to_owned())],
+            part,
+        )
+            .prop_map(|(lead, prefix, digits, sep, part)| {
+                let mut s = format!("{lead}{prefix}{digits}{sep}{part}");
+                s.truncate(DNS1123_SUBDOMAIN_MAX_LENGTH);
+                s
+            })
+    }
+
+    proptest::proptest! {
+        /// Looking up only the index keys of a pod gives the same new name
+        /// as scanning every Eviction of the namespace.
+        #[test]
+        fn index_lookup_names_like_a_full_scan(
+            names in proptest::collection::vec(arb_name(), 0..12),
+            pod in proptest::prop_oneof![
+                proptest::strategy::Just("foo".to_owned()),
+                proptest::strategy::Just("x".repeat(240)),
+                proptest::strategy::Just("x".repeat(260)),
+                "[a-z]{1,4}",
+            ],
+        ) {
+            let keys = name_index_keys("ns", &pod);
+            let filed: Vec<&str> = names
+                .iter()
+                .filter(|n| eviction_name_index_key("ns", n).is_some_and(|k| keys.contains(&k)))
+                .map(String::as_str)
+                .collect();
+            proptest::prop_assert_eq!(
+                new_eviction_name(&pod, filed),
+                new_eviction_name(&pod, names.iter().map(String::as_str))
+            );
+        }
+    }
+
+    #[test]
+    fn long_names_share_one_bucket() {
+        let long = format!("pod-7-{}", "x".repeat(247));
+        assert_eq!(long.len(), DNS1123_SUBDOMAIN_MAX_LENGTH);
+        assert_eq!(
+            eviction_name_index_key("ns", &long),
+            Some("ns/\n253".to_owned())
+        );
+        assert_eq!(
+            eviction_name_index_key("ns", "pod-2-web"),
+            Some("ns/web".to_owned())
+        );
+        assert_eq!(eviction_name_index_key("ns", "web"), None);
     }
 
     #[test]

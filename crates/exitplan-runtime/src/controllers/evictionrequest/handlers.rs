@@ -7,15 +7,15 @@ use std::time::Duration;
 
 use k8s_openapi::api::lifecycle::v1alpha1::{Eviction, EvictionRequest};
 
-use exitplan_control::evictionrequest::Enqueue;
 use exitplan_control::evictionrequest::events;
 use exitplan_control::evictionrequest::keys::{
     eviction_request_target_key, eviction_target_key, pod_target_key,
 };
+use exitplan_control::evictionrequest::{Enqueue, eviction_name_index_key};
 
 use crate::informer::{Change, ObjectKey};
 
-use super::{Controller, INDEX_NAMESPACE, INDEX_TARGET};
+use super::{Controller, INDEX_NAME, INDEX_TARGET};
 
 /// Adds the indexes and handlers to the shared informers.
 pub(super) fn register(c: &Arc<Controller>) {
@@ -23,11 +23,15 @@ pub(super) fn register(c: &Arc<Controller>) {
     informers.evictions.add_index(INDEX_TARGET, |e: &Eviction| {
         eviction_target_key(e).into_iter().collect()
     });
-    informers
-        .evictions
-        .add_index(INDEX_NAMESPACE, |e: &Eviction| {
-            e.metadata.namespace.clone().into_iter().collect()
-        });
+    informers.evictions.add_index(INDEX_NAME, |e: &Eviction| {
+        let namespace = e.metadata.namespace.as_deref().unwrap_or_default();
+        e.metadata
+            .name
+            .as_deref()
+            .and_then(|name| eviction_name_index_key(namespace, name))
+            .into_iter()
+            .collect()
+    });
     informers
         .eviction_requests
         .add_index(INDEX_TARGET, |r: &EvictionRequest| {

@@ -32,8 +32,10 @@
 //! (see [`fresh`]) and read in preference to an older cached version until
 //! the watch delivers it; it also makes a just-created Eviction visible at
 //! once, so a second request sync does not create another one. Eviction
-//! creation is additionally serialized within the process and its decision
-//! re-taken under that lock.
+//! creation is additionally serialized per pod name within the process (the
+//! name covers both one target and the naming of a recreated pod's
+//! Evictions, §7.6) and its decision re-taken under that lock; creations for
+//! different pods run in parallel.
 
 mod apply;
 mod eviction;
@@ -51,6 +53,7 @@ use k8s_openapi::api::lifecycle::v1alpha1::{Eviction, EvictionRequest};
 
 use crate::context::{Context, Task};
 use crate::informer::ObjectKey;
+use crate::keyed_lock::KeyedLock;
 
 use self::fresh::Fresh;
 use self::metrics::ControllerMetrics;
@@ -76,8 +79,9 @@ pub const QUEUE_REFRESH: &str = "evictionrequest_controller_eviction_metadata_re
 /// Informer index: Evictions / EvictionRequests by target `"<ns>/pod/<uid>"`.
 /// Prefixed with the controller's name, as the informers are shared.
 pub(crate) const INDEX_TARGET: &str = "evictionrequest-controller/target";
-/// Informer index: Evictions by namespace (for §7.6 naming).
-pub(crate) const INDEX_NAMESPACE: &str = "evictionrequest-controller/namespace";
+/// Informer index: Evictions by the pod name their name counts for (§7.6
+/// naming; `exitplan_control::evictionrequest::eviction_name_index_key`).
+pub(crate) const INDEX_NAME: &str = "evictionrequest-controller/name";
 
 /// What the three loops share.
 pub(crate) struct Controller {
@@ -89,8 +93,9 @@ pub(crate) struct Controller {
     eviction_queue: WorkQueue,
     refresh_queue: WorkQueue,
     metrics: ControllerMetrics,
-    /// Held while deciding on and creating an Eviction (see the module doc).
-    create_lock: tokio::sync::Mutex<()>,
+    /// Held, per `"<ns>/<pod name>"`, while deciding on and creating an
+    /// Eviction (see the module doc).
+    create_locks: KeyedLock,
     /// When the watch reported each recently deleted pod gone, by target key
     /// `"<ns>/pod/<uid>"` (see [`eviction`]: the 5 s completion grace).
     deleted_pods: std::sync::Mutex<std::collections::HashMap<String, jiff::Timestamp>>,
@@ -122,7 +127,7 @@ pub fn register(ctx: &Context) -> Vec<Task> {
         eviction_queue: WorkQueue::new(QUEUE_EVICTION, &workqueue),
         refresh_queue: WorkQueue::new(QUEUE_REFRESH, &workqueue),
         metrics: ControllerMetrics::register(&ctx.metrics),
-        create_lock: tokio::sync::Mutex::new(()),
+        create_locks: KeyedLock::default(),
         deleted_pods: std::sync::Mutex::default(),
     });
     handlers::register(&controller);

@@ -8,10 +8,11 @@ use k8s_openapi::api::lifecycle::v1alpha1::{Eviction, EvictionRequest};
 
 use exitplan_control::evictionrequest::keys::{eviction_request_target_key, eviction_target_key};
 use exitplan_control::evictionrequest::{
-    EvictionRequestSyncInput, EvictionRequestSyncPlan, sync_eviction_request,
+    EvictionRequestSyncInput, EvictionRequestSyncPlan, eviction_name_index_key, name_index_keys,
+    sync_eviction_request,
 };
 
-use super::{Controller, INDEX_NAMESPACE, INDEX_TARGET, SyncError, apply, object_key};
+use super::{Controller, INDEX_NAME, INDEX_TARGET, SyncError, apply, object_key};
 use crate::informer::ObjectKey;
 
 impl Controller {
@@ -43,8 +44,9 @@ impl Controller {
     /// Eviction to create (`new_eviction_name`); whether one is created and
     /// the status do not depend on them. So without `with_names` they are
     /// left out (an empty list: the plan is the same but for the new
-    /// Eviction's name), sparing a scan of every Eviction in the namespace
-    /// on each sync; the creation itself re-plans with them, under the lock.
+    /// Eviction's name); the creation itself re-plans with them, under the
+    /// lock — only the names that can count for this pod, from the name
+    /// index (`name_index_keys`), not every Eviction of the namespace.
     fn plan_request(
         &self,
         request: &EvictionRequest,
@@ -61,12 +63,23 @@ impl Controller {
         let target = eviction_request_target_key(request);
         let evictions = self.evictions_of(target.as_deref());
         let requests = self.requests_of(target.as_deref());
-        let in_namespace = if with_names {
-            self.evictions.by_index(INDEX_NAMESPACE, namespace, |e| {
-                e.metadata.namespace.as_deref() == Some(namespace)
-            })
-        } else {
-            Vec::new()
+        let pod_name = request.spec.target.pod.as_ref().map(|p| p.name.as_str());
+        let in_namespace: Vec<Arc<Eviction>> = match pod_name.filter(|_| with_names) {
+            Some(pod_name) => name_index_keys(namespace, pod_name)
+                .iter()
+                .flat_map(|key| {
+                    self.evictions.by_index(INDEX_NAME, key, |e| {
+                        let ns = e.metadata.namespace.as_deref().unwrap_or_default();
+                        e.metadata
+                            .name
+                            .as_deref()
+                            .and_then(|n| eviction_name_index_key(ns, n))
+                            .as_ref()
+                            == Some(key)
+                    })
+                })
+                .collect(),
+            None => Vec::new(),
         };
         let evictions: Vec<&Eviction> = evictions.iter().map(Arc::as_ref).collect();
         let requests: Vec<&EvictionRequest> = requests.iter().map(Arc::as_ref).collect();
@@ -101,9 +114,16 @@ pub(super) async fn sync(c: Arc<Controller>, key: String) -> Result<(), SyncErro
     let mut plan = c.plan_request(&request, c.ctx.clock.now(), false);
 
     if plan.create_eviction.is_some() {
-        // Another worker may be creating the same target's Eviction: decide
-        // again under the lock, on a view that includes its creation.
-        let _creating = c.create_lock.lock().await;
+        // Another worker may be creating the same target's Eviction (or one
+        // for a pod of the same name, which the new name must not collide
+        // with): decide again under the lock, on a view that includes it.
+        let pod_name = request.spec.target.pod.as_ref().map(|p| p.name.as_str());
+        let lock_key = format!(
+            "{}/{}",
+            okey.namespace.as_deref().unwrap_or_default(),
+            pod_name.unwrap_or_default()
+        );
+        let _creating = c.create_locks.lock(&lock_key).await;
         let Some(current) = c.requests.get(&okey) else {
             return Ok(());
         };
