@@ -25,6 +25,7 @@
 pub mod duration;
 pub mod engine;
 pub mod kinds;
+pub mod names;
 pub mod report;
 pub mod responder;
 pub mod scenario;
@@ -35,3 +36,6 @@ pub use scenario::{Scenario, ScenarioError};
 
 /// The built-in demo scenario (`examples/scenarios/demo.yaml`).
 pub const DEMO: &str = include_str!("../../../examples/scenarios/demo.yaml");
+
+/// The built-in Jobs demo (`examples/scenarios/jobs.yaml`, `exitplan demo jobs`).
+pub const JOBS_DEMO: &str = include_str!("../../../examples/scenarios/jobs.yaml");
