@@ -8,7 +8,9 @@
 //!
 //! * [`scenario`] — the model and its parser (errors carry `file:line`).
 //! * [`engine`] — running a scenario.
-//! * [`timeline`] — changes turned into lines, and the per-pod summary.
+//! * [`timeline`] — changes turned into lines, the per-pod summary and the
+//!   per-Job summary.
+//! * [`names`] — `generateName` names drawn from the seed, so runs match.
 //! * [`responder`] — the in-process responder hook, and the scenario
 //!   responders on the `exitplan-responder` SDK.
 //! * [`report`] — the result, as text, JSON or YAML.

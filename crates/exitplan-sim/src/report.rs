@@ -1,5 +1,5 @@
-//! The result of a run: the timeline, the per-pod summary, the `show`
-//! objects; printed as text, JSON or YAML.
+//! The result of a run: the timeline, the per-pod summary, the per-Job
+//! summary, the `show` objects; printed as text, JSON or YAML.
 
 use std::fmt::Write as _;
 

@@ -1,6 +1,8 @@
 //! The timeline: watched changes turned into human lines
 //! (`t+1m  Eviction default/pod-1-web-0  mover.acme.io/migrate Active`), and
-//! what each responder did per Eviction (the summary).
+//! what each responder did per Eviction (the summary), and what each Job
+//! spent: pods created and failed, failures counted or ignored by its pod
+//! failure policy, its backoffLimit, its outcome.
 //!
 //! Lines at the same instant are ordered by object, then message, so the
 //! output does not depend on task scheduling.
