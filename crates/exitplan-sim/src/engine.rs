@@ -90,7 +90,7 @@ pub async fn run(
         .build()
         .await
         .map_err(|e| SimError::Server(e.to_string()))?;
-    let client = kube::Client::new(server.router(), "default");
+    let client = crate::names::client(server.router(), scenario.seed);
     let ctx = Context::new(client.clone(), clock.clone());
     let recorder = Recorder::new(clock.clone(), scenario.start);
     recorder.register(&ctx);
@@ -111,6 +111,22 @@ pub async fn run(
         running: BTreeMap::new(),
         errors: Vec::new(),
     };
+    // The simulated nodes register themselves once started: let them (no
+    // virtual time passes while this task yields), so a step at 0s finds
+    // them. Nodes that are Ready carry a status; a bounded wait.
+    for _ in 0..10_000 {
+        let ready = ctx
+            .informers
+            .nodes
+            .list()
+            .iter()
+            .filter(|n| n.status.as_ref().is_some_and(|s| s.conditions.is_some()))
+            .count();
+        if ready >= scenario.nodes {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
     for (i, obj) in scenario.objects.iter().enumerate() {
         if let Err(e) = apply(&client, &obj.value).await {
             sim.fail(obj.line, &format!("objects[{i}]"), e);
@@ -162,6 +178,7 @@ pub async fn run(
         stopped: stopped.to_owned(),
         timeline: recorder.entries(),
         summary: recorder.summary(end),
+        jobs: recorder.job_summary(),
         objects,
         errors,
     })

@@ -8,7 +8,9 @@
 //!
 //! * [`scenario`] — the model and its parser (errors carry `file:line`).
 //! * [`engine`] — running a scenario.
-//! * [`timeline`] — changes turned into lines, and the per-pod summary.
+//! * [`timeline`] — changes turned into lines, the per-pod summary and the
+//!   per-Job summary.
+//! * [`names`] — `generateName` names drawn from the seed, so runs match.
 //! * [`responder`] — the in-process responder hook, and the scenario
 //!   responders on the `exitplan-responder` SDK.
 //! * [`report`] — the result, as text, JSON or YAML.
@@ -25,6 +27,7 @@
 pub mod duration;
 pub mod engine;
 pub mod kinds;
+pub mod names;
 pub mod report;
 pub mod responder;
 pub mod scenario;
@@ -35,3 +38,6 @@ pub use scenario::{Scenario, ScenarioError};
 
 /// The built-in demo scenario (`examples/scenarios/demo.yaml`).
 pub const DEMO: &str = include_str!("../../../examples/scenarios/demo.yaml");
+
+/// The built-in Jobs demo (`examples/scenarios/jobs.yaml`, `exitplan demo jobs`).
+pub const JOBS_DEMO: &str = include_str!("../../../examples/scenarios/jobs.yaml");

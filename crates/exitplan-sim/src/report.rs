@@ -1,12 +1,12 @@
-//! The result of a run: the timeline, the per-pod summary, the `show`
-//! objects; printed as text, JSON or YAML.
+//! The result of a run: the timeline, the per-pod summary, the per-Job
+//! summary, the `show` objects; printed as text, JSON or YAML.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::timeline::{Entry, EvictionSummary};
+use crate::timeline::{Entry, EvictionSummary, JobSummary};
 
 /// What a run produced.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -31,6 +31,9 @@ pub struct Report {
     pub timeline: Vec<Entry>,
     /// Per pod: its Eviction's responders and outcome.
     pub summary: Vec<EvictionSummary>,
+    /// Per Job: the pods it created and lost, the failures its pod failure
+    /// policy ignored, the backoffLimit spent, its outcome.
+    pub jobs: Vec<JobSummary>,
     /// The `show` objects (UIDs, resourceVersions and managedFields removed).
     pub objects: Vec<Value>,
     /// Steps that failed (`file:line: steps[i]: reason`).
@@ -88,6 +91,10 @@ impl Report {
                 }
             }
         }
+        if !self.jobs.is_empty() {
+            let _ = writeln!(out, "\nJobs");
+            out.push_str(&self.jobs_table());
+        }
         if !self.objects.is_empty() {
             let _ = writeln!(out, "\nObjects");
             for o in &self.objects {
@@ -100,6 +107,71 @@ impl Report {
             for e in &self.errors {
                 let _ = writeln!(out, "  {e}");
             }
+        }
+        out
+    }
+
+    /// The Jobs side by side: one row per Job, then each Job's pod failure
+    /// policy.
+    fn jobs_table(&self) -> String {
+        let head = [
+            "job",
+            "outcome",
+            "at",
+            "took",
+            "pods",
+            "failed",
+            "counted",
+            "ignored",
+            "backoffLimit",
+            "succeeded",
+        ];
+        let dash = || "-".to_owned();
+        let rows: Vec<[String; 10]> = self
+            .jobs
+            .iter()
+            .map(|j| {
+                [
+                    j.job.clone(),
+                    j.outcome.clone(),
+                    j.finished_at.clone().unwrap_or_else(dash),
+                    j.took.clone().unwrap_or_else(dash),
+                    j.pods_created.to_string(),
+                    j.pods_failed.to_string(),
+                    j.failures_counted.to_string(),
+                    j.failures_ignored.to_string(),
+                    j.backoff_limit_spent.clone(),
+                    j.succeeded.to_string(),
+                ]
+            })
+            .collect();
+        let widths: Vec<usize> = (0..head.len())
+            .map(|i| {
+                rows.iter()
+                    .map(|r| r[i].len())
+                    .chain([head[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = String::new();
+        let mut line = |cells: Vec<&str>| {
+            let mut l = String::from("  ");
+            for (i, c) in cells.iter().enumerate() {
+                let _ = write!(l, "{c:<w$}  ", w = widths[i]);
+            }
+            let _ = writeln!(out, "{}", l.trim_end());
+        };
+        line(head.to_vec());
+        for r in &rows {
+            line(r.iter().map(String::as_str).collect());
+        }
+        for j in &self.jobs {
+            let _ = writeln!(
+                out,
+                "  {}: podFailurePolicy {}",
+                j.job, j.pod_failure_policy
+            );
         }
         out
     }

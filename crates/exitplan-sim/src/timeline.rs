@@ -1,6 +1,8 @@
 //! The timeline: watched changes turned into human lines
 //! (`t+1m  Eviction default/pod-1-web-0  mover.acme.io/migrate Active`), and
-//! what each responder did per Eviction (the summary).
+//! what each responder did per Eviction (the summary), and what each Job
+//! spent: pods created and failed, failures counted or ignored by its pod
+//! failure policy, its backoffLimit, its outcome.
 //!
 //! Lines at the same instant are ordered by object, then message, so the
 //! output does not depend on task scheduling.
@@ -19,6 +21,7 @@ use kube::Resource;
 use serde::Serialize;
 
 use exitplan_clock::SharedClock;
+use exitplan_control::job::pod_failure_policy::match_pod_failure_policy;
 use exitplan_runtime::context::Context;
 use exitplan_runtime::informer::Change;
 
@@ -134,6 +137,127 @@ pub struct EvictionSummary {
     pub outcome_at: Option<String>,
 }
 
+/// What one Job spent, as the timeline saw it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobSummary {
+    /// The Job, `namespace/name`.
+    pub job: String,
+    /// Its pod failure policy in short (`Ignore on DisruptionTarget`), or
+    /// `none`.
+    pub pod_failure_policy: String,
+    /// `spec.backoffLimit` (default 6).
+    pub backoff_limit: i32,
+    /// Pods it created (every pod with the Job as controller seen).
+    pub pods_created: usize,
+    /// Of those, pods that failed (phase `Failed`).
+    pub pods_failed: usize,
+    /// Failures counted: the Job's `status.failed`.
+    pub failures_counted: i32,
+    /// Failed pods its pod failure policy ignores (an `Ignore` rule matches).
+    pub failures_ignored: usize,
+    /// `failed/backoffLimit` (`2/1`): the Job fails once failed exceeds the limit.
+    pub backoff_limit_spent: String,
+    /// `status.succeeded`.
+    pub succeeded: i32,
+    /// `Complete`, `Failed (REASON)`, or `running`.
+    pub outcome: String,
+    /// When it finished (its `Complete` or `Failed` condition turned True).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    /// From its creation to its finish.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub took: Option<String>,
+}
+
+/// Default `spec.backoffLimit`.
+const DEFAULT_BACKOFF_LIMIT: i32 = 6;
+
+fn job_summary(
+    key: &str,
+    job: &Job,
+    t: &JobTrack,
+    pods_created: usize,
+    pods_failed: usize,
+    failures_ignored: usize,
+) -> JobSummary {
+    let spec = job.spec.as_ref();
+    let status = job.status.as_ref();
+    let backoff_limit = spec
+        .and_then(|s| s.backoff_limit)
+        .unwrap_or(DEFAULT_BACKOFF_LIMIT);
+    let failed = status.and_then(|s| s.failed).unwrap_or(0);
+    JobSummary {
+        job: key.to_owned(),
+        pod_failure_policy: policy_text(job),
+        backoff_limit,
+        pods_created,
+        pods_failed,
+        failures_counted: failed,
+        failures_ignored,
+        backoff_limit_spent: format!("{failed}/{backoff_limit}"),
+        succeeded: status.and_then(|s| s.succeeded).unwrap_or(0),
+        outcome: job_finished(job).unwrap_or_else(|| "running".to_owned()),
+        finished_at: t.finished_at.map(format_offset),
+        took: t
+            .finished_at
+            .map(|f| duration::format(f.saturating_sub(t.created_at))),
+    }
+}
+
+/// `Complete`, or `Failed (REASON)`, once the Job finished.
+fn job_finished(job: &Job) -> Option<String> {
+    let cs = job.status.as_ref()?.conditions.as_ref()?;
+    let done = |t: &str| cs.iter().find(|c| c.type_ == t && c.status == "True");
+    if done("Complete").is_some() {
+        return Some("Complete".to_owned());
+    }
+    done("Failed").map(|c| match &c.reason {
+        Some(r) => format!("Failed ({r})"),
+        None => "Failed".to_owned(),
+    })
+}
+
+/// The Job's pod failure policy in short: `Ignore on DisruptionTarget;
+/// FailJob on exit codes In [42]`, or `none`.
+fn policy_text(job: &Job) -> String {
+    let rules = job
+        .spec
+        .as_ref()
+        .and_then(|s| s.pod_failure_policy.as_ref())
+        .map(|p| p.rules.as_slice())
+        .unwrap_or(&[]);
+    if rules.is_empty() {
+        return "none".to_owned();
+    }
+    rules
+        .iter()
+        .map(|r| {
+            let on = match (&r.on_exit_codes, &r.on_pod_conditions) {
+                (Some(e), _) => format!("exit codes {} {:?}", e.operator, e.values),
+                (None, Some(cs)) => cs
+                    .iter()
+                    .map(|c| c.type_.clone())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                (None, None) => "nothing".to_owned(),
+            };
+            format!("{} on {on}", r.action)
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The Job controlling `pod` (its controller owner reference), by name.
+fn job_of(pod: &Pod) -> Option<&str> {
+    pod.metadata
+        .owner_references
+        .as_ref()?
+        .iter()
+        .find(|o| o.controller == Some(true) && o.kind == "Job" && o.api_version == "batch/v1")
+        .map(|o| o.name.as_str())
+}
+
 #[derive(Default)]
 struct State {
     entries: Vec<Entry>,
@@ -141,6 +265,30 @@ struct State {
     last_activity: Duration,
     /// `namespace/eviction name` → summary.
     evictions: BTreeMap<String, EvictionSummary>,
+    /// `namespace/job name` → what the Job spent.
+    jobs: BTreeMap<String, JobTrack>,
+    /// `namespace/pod name` of a Job's pod → its Job and what became of it.
+    job_pods: BTreeMap<String, JobPod>,
+}
+
+/// A Job as the timeline saw it.
+#[derive(Default)]
+struct JobTrack {
+    /// Its last state.
+    job: Option<Job>,
+    /// Its line at the latest instant it changed: the instant, its state
+    /// before that instant, and the line's index in `entries`.
+    line: Option<(Duration, Option<Job>, usize)>,
+    created_at: Duration,
+    finished_at: Option<Duration>,
+}
+
+/// One pod of a Job.
+struct JobPod {
+    job: String,
+    /// Whether it failed, and if so whether the Job's pod failure policy
+    /// ignores the failure.
+    failed: Option<bool>,
 }
 
 /// Records the timeline of one simulation.
@@ -170,9 +318,7 @@ impl Recorder {
     /// Registers change handlers on `ctx`'s informers (before they start).
     pub fn register(&self, ctx: &Context) {
         let r = self.clone();
-        ctx.informers
-            .pods
-            .on_change(move |c| r.change(c, pod_parts));
+        ctx.informers.pods.on_change(move |c| r.pod_change(c));
         let r = self.clone();
         ctx.informers.nodes.on_change(move |c| r.node_change(c));
         let r = self.clone();
@@ -188,9 +334,7 @@ impl Recorder {
             .pdbs
             .on_change(move |c| r.change(c, pdb_parts));
         let r = self.clone();
-        ctx.informers
-            .jobs
-            .on_change(move |c| r.change(c, job_parts));
+        ctx.informers.jobs.on_change(move |c| r.job_change(c));
     }
 
     /// Virtual time since the start, to the whole second. Components act
@@ -240,6 +384,7 @@ impl Recorder {
             .lock()
             .map(|s| s.entries.clone())
             .unwrap_or_default();
+        e.retain(|e| !e.message.is_empty());
         e.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         e
     }
@@ -263,6 +408,132 @@ impl Recorder {
         }
         out.sort_by(|a, b| (&a.pod, &a.eviction).cmp(&(&b.pod, &b.eviction)));
         out
+    }
+
+    /// What every Job seen spent, by `namespace/name`.
+    pub fn job_summary(&self) -> Vec<JobSummary> {
+        let Ok(s) = self.state.lock() else {
+            return Vec::new();
+        };
+        s.jobs
+            .iter()
+            .filter_map(|(key, t)| {
+                let job = t.job.as_ref()?;
+                let pods = s.job_pods.values().filter(|p| &p.job == key);
+                let (mut created, mut failed, mut ignored) = (0, 0, 0);
+                for p in pods {
+                    created += 1;
+                    if let Some(counted) = p.failed {
+                        failed += 1;
+                        if !counted {
+                            ignored += 1;
+                        }
+                    }
+                }
+                Some(job_summary(key, job, t, created, failed, ignored))
+            })
+            .collect()
+    }
+
+    fn pod_change(&self, c: &Change<Pod>) {
+        let (pod, message) = match c {
+            Change::Added(new) => (new.as_ref(), pod_parts(None, new)),
+            Change::Updated { old, new } => (new.as_ref(), pod_parts(Some(old), new)),
+            Change::Deleted(old) => (old.as_ref(), vec!["deleted".to_owned()]),
+        };
+        let mut message = message;
+        if let Some(job) = job_of(pod)
+            && !matches!(c, Change::Deleted(_))
+            && let Ok(mut s) = self.state.lock()
+        {
+            let pod_key = key(pod);
+            let job_key = format!(
+                "{}/{job}",
+                pod.metadata.namespace.as_deref().unwrap_or_default()
+            );
+            let policy = s
+                .jobs
+                .get(&job_key)
+                .and_then(|t| t.job.as_ref())
+                .and_then(|j| j.spec.as_ref())
+                .and_then(|sp| sp.pod_failure_policy.clone());
+            let entry = s.job_pods.entry(pod_key).or_insert(JobPod {
+                job: job_key,
+                failed: None,
+            });
+            let phase = pod.status.as_ref().and_then(|st| st.phase.as_deref());
+            if entry.failed.is_none() && phase == Some("Failed") {
+                let m = match_pod_failure_policy(policy.as_ref(), pod);
+                entry.failed = Some(m.count_failed);
+                message.push(match (m.count_failed, m.rule_index, &m.action) {
+                    (false, Some(i), _) => {
+                        format!("failure ignored (podFailurePolicy rules[{i}]: Ignore)")
+                    }
+                    (true, Some(i), Some(a)) => {
+                        format!("failure counted (podFailurePolicy rules[{i}]: {a})")
+                    }
+                    _ => "failure counted".to_owned(),
+                });
+            }
+        }
+        match join(message, ", ") {
+            Some(m) => self.push("Pod", &key(pod), m),
+            None => self.touch(),
+        }
+    }
+
+    /// A Job writes its status several times at one instant (pods
+    /// created, then counted; a condition, then the next): one line per Job
+    /// and instant shows what changed in that instant, from its state
+    /// before it to its last, so lines do not depend on which intermediate
+    /// writes the watch delivered.
+    fn job_change(&self, c: &Change<Job>) {
+        let offset = self.offset();
+        let new = match c {
+            Change::Added(new) | Change::Updated { new, .. } => new.as_ref(),
+            Change::Deleted(old) => {
+                self.push("Job", &key(old.as_ref()), "deleted".to_owned());
+                return;
+            }
+        };
+        let k = key(new);
+        let Ok(mut s) = self.state.lock() else {
+            return;
+        };
+        let s = &mut *s;
+        let t = s.jobs.entry(k.clone()).or_insert_with(|| JobTrack {
+            created_at: offset,
+            ..JobTrack::default()
+        });
+        if t.finished_at.is_none() && job_finished(new).is_some() {
+            t.finished_at = Some(offset);
+        }
+        let (before, index) = match t.line.take() {
+            Some((at, before, index)) if at == offset => (before, Some(index)),
+            _ => (t.job.clone(), None),
+        };
+        t.job = Some(new.clone());
+        let message = job_parts(before.as_ref(), new).join(", ");
+        let index = match index {
+            Some(i) => {
+                if let Some(e) = s.entries.get_mut(i) {
+                    e.message = message;
+                }
+                i
+            }
+            None => {
+                s.entries.push(Entry {
+                    offset,
+                    at: format_offset(offset),
+                    kind: "Job".to_owned(),
+                    object: k,
+                    message,
+                });
+                s.entries.len() - 1
+            }
+        };
+        t.line = Some((offset, before, index));
+        s.last_activity = s.last_activity.max(offset);
     }
 
     fn change<K: Resource<DynamicType = ()>>(
@@ -635,7 +906,16 @@ fn pdb_parts(old: Option<&PodDisruptionBudget>, new: &PodDisruptionBudget) -> Ve
 fn job_parts(old: Option<&Job>, new: &Job) -> Vec<String> {
     let mut out = Vec::new();
     if old.is_none() {
-        out.push("created".to_owned());
+        let spec = new.spec.as_ref();
+        let n = |v: Option<i32>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+        out.push(format!(
+            "created (parallelism {}, completions {}, backoffLimit {}, podFailurePolicy {})",
+            n(spec.and_then(|s| s.parallelism)),
+            n(spec.and_then(|s| s.completions)),
+            spec.and_then(|s| s.backoff_limit)
+                .unwrap_or(DEFAULT_BACKOFF_LIMIT),
+            policy_text(new)
+        ));
     }
     let counts = |j: &Job| {
         j.status.as_ref().map(|s| {
@@ -651,7 +931,9 @@ fn job_parts(old: Option<&Job>, new: &Job) -> Vec<String> {
     {
         out.push(format!("active {a}, succeeded {s}, failed {f}"));
     }
-    let conds = |j: &Job| -> BTreeSet<String> {
+    // In the order of `status.conditions` (the order they were added:
+    // FailureTarget before Failed, SuccessCriteriaMet before Complete).
+    let conds = |j: &Job| -> Vec<String> {
         j.status
             .as_ref()
             .and_then(|s| s.conditions.as_ref())
@@ -665,8 +947,10 @@ fn job_parts(old: Option<&Job>, new: &Job) -> Vec<String> {
             .collect()
     };
     let before = old.map(conds).unwrap_or_default();
-    for c in conds(new).difference(&before) {
-        out.push(c.clone());
+    for c in conds(new) {
+        if !before.contains(&c) {
+            out.push(c);
+        }
     }
     out
 }
@@ -865,6 +1149,7 @@ mod tests {
             stopped: "until".into(),
             timeline: rec.entries(),
             summary: s,
+            jobs: vec![],
             objects: vec![],
             errors: vec![],
         }

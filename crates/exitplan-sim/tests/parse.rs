@@ -272,6 +272,7 @@ fn the_example_scenarios_parse() {
         names,
         [
             "demo.yaml",
+            "jobs.yaml",
             "pdb-blocks-drain.yaml",
             "silent-responder.yaml"
         ]

@@ -41,7 +41,7 @@ enum Command {
     Drain(cmd::drain::DrainArgs),
     /// Run a scenario in virtual time and print its timeline.
     Simulate(cmd::simulate::SimulateArgs),
-    /// Run the built-in demo scenario (a drain with cooperative responders).
+    /// Run a built-in demo scenario: a drain with cooperative responders, or `jobs`.
     Demo(cmd::demo::DemoArgs),
     /// Run the sample eviction responder (works `--work` per eviction, then completes).
     Responder(cmd::responder::ResponderArgs),

@@ -132,3 +132,42 @@ fn demo_is_the_same_twice() {
     assert_eq!(v["file"], "examples/scenarios/demo.yaml");
     assert_eq!(v["name"], "drain node-1 with cooperative responders");
 }
+
+#[test]
+fn demo_jobs_prints_what_each_job_spent() {
+    let o = exitplan(&["demo", "jobs"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.starts_with(
+            "# drain two Jobs, one ignoring disruptions (start 2026-11-29T10:00:00Z, seed 1, 3 nodes)\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.ends_with(
+            "\nJobs
+  job               outcome                        at        took    pods  failed  counted  ignored  backoffLimit  succeeded
+  default/plain     Failed (BackoffLimitExceeded)  t+4m1s    4m1s    6     6       6        0        6/3           0
+  default/tolerant  Complete                       t+17m22s  17m22s  12    6       0        6        0/3           6
+  default/plain: podFailurePolicy none
+  default/tolerant: podFailurePolicy Ignore on DisruptionTarget
+"
+        ),
+        "{out}"
+    );
+    // The same as data, identical with the seed given; `demo` alone is
+    // still the eviction demo.
+    let a = exitplan(&["demo", "jobs", "-o", "json"], None);
+    let b = exitplan(&["demo", "jobs", "--seed", "1", "-o", "json"], None);
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(text(&a.stdout), text(&b.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).expect("json");
+    assert_eq!(v["file"], "examples/scenarios/jobs.yaml");
+    assert_eq!(v["jobs"][0]["backoffLimitSpent"], "6/3");
+    assert_eq!(v["jobs"][1]["failuresIgnored"], 6);
+    let e = exitplan(&["demo", "eviction", "-o", "json"], None);
+    let v: serde_json::Value = serde_json::from_slice(&e.stdout).expect("json");
+    assert_eq!(v["file"], "examples/scenarios/demo.yaml");
+    assert_eq!(v["jobs"], serde_json::json!([]));
+}
