@@ -704,6 +704,10 @@ struct Faults {
     fail_status: AtomicBool,
     /// Delay the next pod watch by this long.
     pod_watch_delay: Mutex<Option<Duration>>,
+    /// Delay the next Job watch by this long.
+    job_watch_delay: Mutex<Option<Duration>>,
+    /// GETs of single Jobs (the adoption re-check).
+    job_gets: AtomicUsize,
     /// Pod creations that reached the server.
     pod_creates: AtomicUsize,
     /// Job status PUTs the server accepted (conflicts are no writes).
@@ -768,6 +772,20 @@ async fn start_faulty(faults: Arc<Faults>) -> Cluster {
                     if let Some(d) = delay {
                         tokio::time::sleep(d).await;
                     }
+                }
+                if method == Method::GET
+                    && path == "/apis/batch/v1/jobs"
+                    && query.contains("watch=true")
+                {
+                    let delay = faults.job_watch_delay.lock().expect("lock").take();
+                    if let Some(d) = delay {
+                        tokio::time::sleep(d).await;
+                    }
+                }
+                if method == Method::GET
+                    && path.starts_with("/apis/batch/v1/namespaces/default/jobs/")
+                {
+                    faults.job_gets.fetch_add(1, Ordering::SeqCst);
                 }
                 let status_put =
                     method == Method::PUT && path.contains("/jobs/") && path.ends_with("/status");
@@ -991,4 +1009,295 @@ async fn slow_start_creation_stops_at_the_first_failing_batch() {
         get_job(&c, "ss").await.status.and_then(|s| s.active),
         Some(7)
     );
+}
+
+// ---- 12: adoption and release (upstream `getPodsForJob` / `ClaimPods`) ----
+
+/// A Job selecting `app=<app>` by hand (`manualSelector`), its template
+/// labelled so.
+fn selecting_job(name: &str, app: &str, spec: Value) -> Value {
+    let mut j = job_json(name, spec);
+    j["spec"]["manualSelector"] = json!(true);
+    j["spec"]["selector"] = json!({"matchLabels": {"app": app}});
+    j["spec"]["template"]["metadata"] = json!({"labels": {"app": app}});
+    j
+}
+
+/// A bare pod labelled `app=<app>`, with `meta` merged into its metadata.
+fn labelled_pod(name: &str, app: &str, meta: Value) -> Value {
+    let mut p = json!({
+        "metadata": {"name": name, "labels": {"app": app}},
+        "spec": {"restartPolicy": "Never",
+                 "containers": [{"name": "main", "image": "busybox"}]}
+    });
+    if let (Some(dst), Some(src)) = (p["metadata"].as_object_mut(), meta.as_object()) {
+        for (k, v) in src {
+            dst.insert(k.clone(), v.clone());
+        }
+    }
+    p
+}
+
+async fn get_pod(c: &Cluster, pod: &str) -> Pod {
+    c.api::<Pod>().get(pod).await.expect("pod")
+}
+
+/// `(kind, name, uid, controller, blockOwnerDeletion)` of one owner.
+type Owner = (String, String, String, Option<bool>, Option<bool>);
+
+/// The pod's owners.
+fn owners(p: &Pod) -> Vec<Owner> {
+    p.metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .map(|o| {
+            (
+                o.kind.clone(),
+                o.name.clone(),
+                o.uid.clone(),
+                o.controller,
+                o.block_owner_deletion,
+            )
+        })
+        .collect()
+}
+
+/// Pods labelled `app=<app>` that `uid` controls, oldest first.
+async fn controlled_by(c: &Cluster, app: &str, uid: &str) -> Vec<Pod> {
+    let lp = ListParams::default().labels(&format!("app={app}"));
+    let mut pods: Vec<Pod> = c
+        .api::<Pod>()
+        .list(&lp)
+        .await
+        .expect("pods")
+        .items
+        .into_iter()
+        .filter(|p| {
+            p.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.uid == uid && o.controller == Some(true))
+        })
+        .collect();
+    pods.sort_by_key(|p| (created(p), name(p)));
+    pods
+}
+
+#[tokio::test(start_paused = true)]
+async fn orphans_the_selector_matches_are_adopted_and_counted_foreign_pods_left_alone() {
+    let c = start().await;
+    // Two orphans (one already succeeded) and a pod another controller owns.
+    c.create::<Pod>(labelled_pod("orphan-run", "adopt", json!({})))
+        .await;
+    c.create::<Pod>(labelled_pod("orphan-done", "adopt", json!({})))
+        .await;
+    terminate(&c, "orphan-done", 0, vec![]).await;
+    let rs = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs",
+                     "uid": "rs-uid", "controller": true}]);
+    c.create::<Pod>(labelled_pod(
+        "foreign",
+        "adopt",
+        json!({"ownerReferences": rs}),
+    ))
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    let job: Job = c
+        .create(selecting_job(
+            "adopt",
+            "adopt",
+            json!({"completions": 3, "parallelism": 2}),
+        ))
+        .await;
+    let uid = job.metadata.uid.clone().expect("uid");
+    let run = eventually("orphan-run adopted", LIMIT, || async {
+        let p = get_pod(&c, "orphan-run").await;
+        (!owners(&p).is_empty()).then_some(p)
+    })
+    .await;
+    let want = vec![(
+        "Job".to_owned(),
+        "adopt".to_owned(),
+        uid.clone(),
+        Some(true),
+        Some(true),
+    )];
+    assert_eq!(owners(&run), want);
+    assert_eq!(
+        run.metadata.owner_references.clone().unwrap_or_default()[0].api_version,
+        "batch/v1"
+    );
+    // The reference and the finalizer come in one patch.
+    assert!(has_finalizer(&run), "adopted with the tracking finalizer");
+
+    // The succeeded orphan is adopted and counted (uncounted → finalizer
+    // removed → succeeded); the running one counts as active: the Job
+    // creates one pod, not two.
+    let j = eventually("orphan-done counted", LIMIT, || async {
+        let j = get_job(&c, "adopt").await;
+        (succeeded(&j) == 1 && uncounted(&j).0.is_empty()).then_some(j)
+    })
+    .await;
+    assert_eq!(failed(&j), 0);
+    let done = get_pod(&c, "orphan-done").await;
+    assert_eq!(owners(&done), want);
+    assert!(!has_finalizer(&done), "counted, finalizer removed");
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let mine = controlled_by(&c, "adopt", &uid).await;
+    let names: Vec<String> = mine.iter().map(name).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names.contains(&"orphan-run".to_owned()) && names.contains(&"orphan-done".to_owned()));
+    let created_pod = mine
+        .iter()
+        .find(|p| name(p).starts_with("adopt-"))
+        .expect("one pod created")
+        .clone();
+    assert_eq!(
+        get_job(&c, "adopt").await.status.and_then(|s| s.active),
+        Some(2)
+    );
+
+    // Another controller's pod: untouched.
+    let foreign = get_pod(&c, "foreign").await;
+    assert_eq!(
+        owners(&foreign),
+        vec![(
+            "ReplicaSet".to_owned(),
+            "rs".to_owned(),
+            "rs-uid".to_owned(),
+            Some(true),
+            None
+        )]
+    );
+    assert!(!has_finalizer(&foreign));
+
+    terminate(&c, "orphan-run", 0, vec![]).await;
+    terminate(&c, &name(&created_pod), 0, vec![]).await;
+    let done = wait_condition(&c, "adopt", "Complete").await;
+    assert_eq!((succeeded(&done), failed(&done)), (3, 0));
+    assert_eq!(uncounted(&done), (vec![], vec![]));
+    assert!(!has_finalizer(&get_pod(&c, "orphan-run").await));
+    assert_eq!(controlled_by(&c, "adopt", &uid).await.len(), 3);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pod_relabelled_out_of_the_selector_is_released_and_replaced() {
+    let c = start().await;
+    let job: Job = c.create(selecting_job("rel", "rel", json!({}))).await;
+    let uid = job.metadata.uid.clone().expect("uid");
+    let first = eventually("a pod", LIMIT, || async {
+        let pods = controlled_by(&c, "rel", &uid).await;
+        (pods.len() == 1).then(|| pods[0].clone())
+    })
+    .await;
+    assert!(has_finalizer(&first));
+    let patch = json!({"metadata": {"labels": {"app": "elsewhere"}}});
+    c.api::<Pod>()
+        .patch(
+            &name(&first),
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await
+        .expect("relabel");
+    let released = eventually("released", LIMIT, || async {
+        let p = get_pod(&c, &name(&first)).await;
+        owners(&p).is_empty().then_some(p)
+    })
+    .await;
+    assert!(
+        !has_finalizer(&released),
+        "finalizer removed with the reference"
+    );
+    assert!(
+        released.metadata.deletion_timestamp.is_none(),
+        "not deleted"
+    );
+    let second = eventually("a replacement", LIMIT, || async {
+        let pods = controlled_by(&c, "rel", &uid).await;
+        (pods.len() == 1 && name(&pods[0]) != name(&first)).then(|| pods[0].clone())
+    })
+    .await;
+    assert!(has_finalizer(&second));
+    let j = eventually("active 1", LIMIT, || async {
+        let j = get_job(&c, "rel").await;
+        (j.status.as_ref().and_then(|s| s.active) == Some(1)).then_some(j)
+    })
+    .await;
+    // Releasing is no failure.
+    assert_eq!((failed(&j), succeeded(&j)), (0, 0));
+    assert_eq!(uncounted(&j), (vec![], vec![]));
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert_eq!(controlled_by(&c, "rel", &uid).await.len(), 1);
+    assert!(owners(&get_pod(&c, &name(&first)).await).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_job_being_deleted_adopts_nothing_even_when_its_cache_is_stale() {
+    let faults = Arc::new(Faults::default());
+    let mut c = start_faulty(faults.clone()).await;
+    let mut spec = selecting_job("del", "del", json!({}));
+    spec["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    let job: Job = c.create(spec).await;
+    let uid = job.metadata.uid.clone().expect("uid");
+    let own = eventually("a pod", LIMIT, || async {
+        let pods = controlled_by(&c, "del", &uid).await;
+        (pods.len() == 1).then(|| pods[0].clone())
+    })
+    .await;
+    assert_eq!(
+        faults.job_gets.load(Ordering::SeqCst),
+        0,
+        "no adoption, no re-check"
+    );
+
+    // A restarted controller whose Job watch lags: its cache keeps the Job
+    // as it was before the deletion below.
+    *faults.job_watch_delay.lock().expect("lock") = Some(Duration::from_secs(60));
+    c.restart_components().await;
+    let started = c.elapsed();
+    c.api::<Job>()
+        .delete("del", &DeleteParams::default())
+        .await
+        .expect("delete job");
+    c.create::<Pod>(labelled_pod("stray", "del", json!({})))
+        .await;
+    // The orphan wakes the Job; the cached Job looks alive, so adoption is
+    // attempted, but the fresh GET sees the deletionTimestamp.
+    eventually("re-check", LIMIT, || async {
+        (faults.job_gets.load(Ordering::SeqCst) > 0).then_some(())
+    })
+    .await;
+    assert!(
+        c.elapsed() - started < Duration::from_secs(60),
+        "before the watch caught up"
+    );
+    let stray = get_pod(&c, "stray").await;
+    assert!(owners(&stray).is_empty() && !has_finalizer(&stray));
+
+    // Once the cache shows the deletion, no adoption is even attempted.
+    tokio::time::sleep(Duration::from_secs(90)).await;
+    let gets = faults.job_gets.load(Ordering::SeqCst);
+    c.create::<Pod>(labelled_pod("late", "del", json!({})))
+        .await;
+    let patch = json!({"metadata": {"labels": {"app": "del", "touch": "1"}}});
+    c.api::<Pod>()
+        .patch("stray", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("touch");
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    assert_eq!(faults.job_gets.load(Ordering::SeqCst), gets);
+    for p in ["stray", "late"] {
+        let p = get_pod(&c, p).await;
+        assert!(owners(&p).is_empty() && !has_finalizer(&p), "{}", name(&p));
+    }
+    // Its own pod keeps its reference (nothing is released while deleting);
+    // its finalizer goes, as for every pod of a Job being deleted.
+    let kept = get_pod(&c, &name(&own)).await;
+    assert_eq!(owners(&kept).len(), 1);
+    assert!(!has_finalizer(&kept));
+    let j = c.api::<Job>().get("del").await.expect("job");
+    assert!(j.metadata.deletion_timestamp.is_some());
 }

@@ -2,6 +2,8 @@
 //! failure policy matching and the pure Job sync decision.
 //!
 //! ```text
+//!  claim (adopt / release: which pods are the Job's)
+//!      │
 //!  Job + its pods + back-off record + now
 //!      │
 //!      ▼
@@ -16,6 +18,7 @@
 //! [`explain()`] runs the same functions to describe a Job for the CLI.
 
 pub mod backoff;
+pub mod claim;
 pub mod classify;
 pub mod conditions;
 pub mod counting;

@@ -4,12 +4,19 @@
 //!
 //! Wiring: a queue of Job keys ([`WORKERS`] workers) fed by Job add / update /
 //! delete (at once) and by pod add / update / delete of pods controlled by a
-//! Job (batched by [`SYNC_JOB_BATCH_PERIOD`]); pods are found through an
-//! index by controller owner UID. A second queue of pod keys removes the
+//! Job, or of orphans its selector matches (batched by
+//! [`SYNC_JOB_BATCH_PERIOD`]). A second queue of pod keys removes the
 //! tracking finalizer from orphans (no controller, Job gone or finished).
 //!
 //! One sync: read the pod creation/deletion [`Expectations`] (before the
-//! pods), the controlled pods, the finalizer-removal expectations and the
+//! pods), claim the pods (`getPodsForJob`: the pure
+//! [`claim_pods`](exitplan_control::job::claim::claim_pods) over the
+//! namespace's cached pods; orphans the selector matches are adopted with a
+//! strategic merge patch adding the controller reference and the tracking
+//! finalizer, after a fresh GET confirms the Job is not being deleted;
+//! controlled pods the selector no longer matches are released, reference
+//! and finalizer removed; a failed claim stops the sync), the
+//! finalizer-removal expectations and the
 //! in-memory [`BackoffRecord`], ask the pure decision for a plan, then apply
 //! its steps strictly in order: the pod-management step (slow-start creates
 //! / deletes, with expectations raised before and lowered on failures; a
@@ -34,10 +41,13 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 
 use exitplan_api::batch::constants::JOB_TRACKING_FINALIZER;
+use exitplan_api::selector::{SelectorError, selects};
 use exitplan_control::job::backoff::BackoffRecord;
+use exitplan_control::job::claim::{Claim, claim_pods, controller_of};
 use exitplan_control::job::classify::has_tracking_finalizer;
 use exitplan_control::job::conditions::is_finished;
 use exitplan_control::job::plan::{EventType, JobEvent, NewPod, PodRef};
+use exitplan_control::job::sync::skip_reason;
 use exitplan_control::job::{ManageOutcome, Step, SyncInput, sync_job, sync_job_after_manage};
 
 use crate::context::{Context, Task};
@@ -46,6 +56,8 @@ use crate::queue::Queue;
 
 /// Index of pods by the UID of their controller owner reference.
 const CONTROLLER_UID_INDEX: &str = "job/controller-uid";
+/// Index of pods and of Jobs by namespace.
+const NAMESPACE_INDEX: &str = "job/namespace";
 
 /// Name of the Job work queue.
 pub const QUEUE_NAME: &str = "job";
@@ -79,6 +91,23 @@ pub enum SyncError {
         /// The client's error.
         source: kube::Error,
     },
+    /// The Job's selector cannot be converted (upstream `getPodsForJob`).
+    #[error("couldn't convert the selector of Job {job}: {source}")]
+    Selector {
+        /// The Job.
+        job: String,
+        /// Why.
+        source: SelectorError,
+    },
+    /// Adopting or releasing pods failed (upstream `ClaimPods`' aggregate
+    /// error): nothing else of the sync ran.
+    #[error("claiming the pods of Job {job}: {errors}")]
+    Claim {
+        /// The Job.
+        job: String,
+        /// Every failed adoption or release, `; `-separated.
+        errors: String,
+    },
     /// Some pod creations or deletions failed (the rest of the plan was
     /// applied; upstream `manageJob` returns the error for a retry).
     #[error(
@@ -105,6 +134,10 @@ fn api_err(what: &'static str, target: impl Into<String>) -> impl FnOnce(kube::E
 
 fn is_not_found(err: &kube::Error) -> bool {
     matches!(err, kube::Error::Api(s) if s.code == 404)
+}
+
+fn is_invalid(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(s) if s.code == 422)
 }
 
 /// client-go's `ControllerExpectations`: per Job, creations and deletions
@@ -243,12 +276,11 @@ struct JobController {
 }
 
 fn controller_ref(pod: &Pod) -> Option<&OwnerReference> {
-    pod.metadata
-        .owner_references
-        .as_deref()
-        .unwrap_or_default()
-        .iter()
-        .find(|r| r.controller == Some(true))
+    controller_of(pod)
+}
+
+fn namespace_of(meta: &ObjectMeta) -> Vec<String> {
+    vec![meta.namespace.clone().unwrap_or_default()]
 }
 
 fn std_duration(d: SignedDuration) -> Duration {
@@ -282,6 +314,10 @@ pub fn register(ctx: &Context) -> Vec<Task> {
             .map(|r| vec![r.uid.clone()])
             .unwrap_or_default()
     });
+    c.pods
+        .add_index(NAMESPACE_INDEX, |p: &Pod| namespace_of(&p.metadata));
+    c.jobs
+        .add_index(NAMESPACE_INDEX, |j: &Job| namespace_of(&j.metadata));
     let h = c.clone();
     c.jobs.on_change(move |change: &Change<Job>| match change {
         Change::Added(j) => h.queue.add(ObjectKey::of(j.as_ref())),
@@ -333,6 +369,11 @@ impl JobController {
             if has_tracking_finalizer(pod) {
                 self.enqueue_orphan(pod);
             }
+            // An orphan: the Jobs selecting it may adopt it (no creation
+            // observed: no Job waits for an orphan).
+            for job in self.pod_jobs(pod) {
+                self.enqueue_batched(&job);
+            }
             return;
         };
         let Some(job) = self.resolve(pod.metadata.namespace.as_deref(), r) else {
@@ -381,8 +422,32 @@ impl JobController {
                 if has_tracking_finalizer(new) {
                     self.enqueue_orphan(new);
                 }
+                // An orphan whose labels or controller changed: the Jobs
+                // selecting it now may adopt it.
+                if new_ref.is_none()
+                    && (new.metadata.labels != old.metadata.labels || new_ref != old_ref)
+                {
+                    for job in self.pod_jobs(new) {
+                        self.enqueue_batched(&job);
+                    }
+                }
             }
         }
+    }
+
+    /// `getPodJobs`: the cached Jobs of the pod's namespace whose selector
+    /// matches its labels (none for a pod without labels).
+    fn pod_jobs(&self, pod: &Pod) -> Vec<Arc<Job>> {
+        let labels = pod.metadata.labels.as_ref();
+        if labels.is_none_or(|l| l.is_empty()) {
+            return Vec::new();
+        }
+        let ns = pod.metadata.namespace.clone().unwrap_or_default();
+        self.jobs
+            .by_index(NAMESPACE_INDEX, &ns)
+            .into_iter()
+            .filter(|j| selects(j.spec.as_ref().and_then(|s| s.selector.as_ref()), labels))
+            .collect()
     }
 
     /// `deletePod`: `last` is the final delete (not a deletionTimestamp update).
@@ -427,15 +492,99 @@ impl JobController {
             .await;
     }
 
-    fn pods_of(&self, job: &Job) -> Vec<Pod> {
-        let Some(uid) = job.metadata.uid.as_deref() else {
-            return Vec::new();
-        };
-        self.pods
-            .by_index(CONTROLLER_UID_INDEX, uid)
+    /// `getPodsForJob`: the Job's pods after adopting the orphans its
+    /// selector matches and releasing the controlled pods it no longer
+    /// matches. An adopted pod is the patched object (reference and
+    /// tracking finalizer set). Every claim is attempted; any failure
+    /// fails the sync (retried), as upstream's aggregate error.
+    async fn claim(&self, key: &ObjectKey, job: &Job) -> Result<Vec<Pod>, SyncError> {
+        let ns = key.namespace.clone().unwrap_or_default();
+        let cached: Vec<Pod> = self
+            .pods
+            .by_index(NAMESPACE_INDEX, &ns)
             .iter()
             .map(|p| Pod::clone(p))
-            .collect()
+            .collect();
+        let claims = claim_pods(job, &cached).map_err(|source| SyncError::Selector {
+            job: key.to_string(),
+            source,
+        })?;
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &ns);
+        let mut can_adopt: Option<Result<(), String>> = None;
+        let mut pods = Vec::new();
+        let mut errors = Vec::new();
+        for (pod, claim) in claims {
+            let name = pod.metadata.name.as_deref().unwrap_or_default();
+            let uid = pod.metadata.uid.as_deref().unwrap_or_default();
+            match claim {
+                Claim::Owned => pods.push(pod.clone()),
+                Claim::Adopt => {
+                    if can_adopt.is_none() {
+                        can_adopt = Some(self.can_adopt(key, job).await);
+                    }
+                    if let Some(Err(why)) = &can_adopt {
+                        errors.push(format!("can't adopt Pod {ns}/{name} ({uid}): {why}"));
+                        continue;
+                    }
+                    match api
+                        .patch(
+                            name,
+                            &PatchParams::default(),
+                            &Patch::Strategic(adopt_patch(job, pod)),
+                        )
+                        .await
+                    {
+                        Ok(adopted) => {
+                            tracing::info!(job = %key, pod = %name, "adopted pod");
+                            pods.push(adopted);
+                        }
+                        Err(err) if is_not_found(&err) => {}
+                        Err(err) => errors.push(format!("adopting Pod {ns}/{name}: {err}")),
+                    }
+                }
+                Claim::Release => {
+                    let patch = Patch::Strategic(release_patch(job, pod));
+                    match api.patch(name, &PatchParams::default(), &patch).await {
+                        Ok(_) => tracing::info!(job = %key, pod = %name, "released pod"),
+                        // Gone, or no longer ours / recreated (uid mismatch).
+                        Err(err) if is_not_found(&err) || is_invalid(&err) => {}
+                        Err(err) => errors.push(format!("releasing Pod {ns}/{name}: {err}")),
+                    }
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(pods)
+        } else {
+            Err(SyncError::Claim {
+                job: key.to_string(),
+                errors: errors.join("; "),
+            })
+        }
+    }
+
+    /// `canAdoptFunc` (`RecheckDeletionTimestamp`): a fresh GET of the Job,
+    /// which must be the same object (UID) and not being deleted.
+    async fn can_adopt(&self, key: &ObjectKey, job: &Job) -> Result<(), String> {
+        let ns = key.namespace.as_deref().unwrap_or_default();
+        let api: Api<Job> = Api::namespaced(self.client.clone(), ns);
+        let fresh = api
+            .get(&key.name)
+            .await
+            .map_err(|e| format!("can't recheck DeletionTimestamp: {e}"))?;
+        let (got, want) = (
+            fresh.metadata.uid.as_deref().unwrap_or_default(),
+            job.metadata.uid.as_deref().unwrap_or_default(),
+        );
+        if got != want {
+            return Err(format!(
+                "can't recheck DeletionTimestamp: original Job {key} is gone: got uid {got}, wanted {want}"
+            ));
+        }
+        if let Some(at) = &fresh.metadata.deletion_timestamp {
+            return Err(format!("{key} has just been deleted at {}", at.0));
+        }
+        Ok(())
     }
 
     fn backoff_of(&self, key: &ObjectKey) -> BackoffRecord {
@@ -467,7 +616,12 @@ impl JobController {
         // read can only make the sync more conservative.
         let now = self.clock.now();
         let satisfied = self.expectations.satisfied(key, now);
-        let pods = self.pods_of(&job);
+        // A skipped sync (finished, managed elsewhere) claims nothing.
+        let pods = if skip_reason(&job).is_none() {
+            self.claim(key, &job).await?
+        } else {
+            Vec::new()
+        };
         let expected_rm = self.finalizers.expected(key);
         let backoff = self.backoff_of(key);
         let input = SyncInput {
@@ -759,6 +913,31 @@ async fn remove_finalizer(api: &Api<Pod>, name: &str) -> Result<(), kube::Error>
     api.patch(name, &PatchParams::default(), &Patch::Strategic(patch))
         .await
         .map(|_| ())
+}
+
+/// Strategic merge patch adopting `pod` (upstream `ownerRefControllerPatch`
+/// with the tracking finalizer): the metadata `uid` makes it fail (422) on
+/// a recreated pod; another controller reference fails validation.
+fn adopt_patch(job: &Job, pod: &Pod) -> serde_json::Value {
+    serde_json::json!({
+        "metadata": {
+            "ownerReferences": [exitplan_control::job::claim::controller_ref(job)],
+            "uid": pod.metadata.uid,
+            "finalizers": [JOB_TRACKING_FINALIZER],
+        }
+    })
+}
+
+/// Strategic merge patch releasing `pod` (upstream
+/// `GenerateDeleteOwnerRefStrategicMergeBytes` with the tracking finalizer).
+fn release_patch(job: &Job, pod: &Pod) -> serde_json::Value {
+    serde_json::json!({
+        "metadata": {
+            "ownerReferences": [{"$patch": "delete", "uid": job.metadata.uid}],
+            "uid": pod.metadata.uid,
+            "$deleteFromPrimitiveList/finalizers": [JOB_TRACKING_FINALIZER],
+        }
+    })
 }
 
 /// The pod to POST for `np`: the template's metadata (labels, annotations,
