@@ -306,6 +306,13 @@ async fn completes_after_three_successes_with_finalizers_labels_owner_and_event(
 
     let done = wait_condition(&c, "pi", "Complete").await;
     assert_eq!(types(&done), vec!["SuccessCriteriaMet", "Complete"]);
+    // Upstream's reason and message on both.
+    for (_, status, reason, message) in conditions(&done) {
+        assert_eq!(
+            (status.as_str(), reason.as_str(), message.as_str()),
+            ("True", "CompletionsReached", "Reached expected number of succeeded pods")
+        );
+    }
     assert_eq!(succeeded(&done), 3);
     assert_eq!(failed(&done), 0);
     let st = done.status.clone().expect("status");

@@ -63,7 +63,7 @@ fn the_drain_costs_the_plain_job_its_backoff_limit_and_the_tolerant_one_nothing(
             "t+4m1s Job default/tolerant active 0, succeeded 0, failed 0",
             "t+9m20s Job default/tolerant active 3, succeeded 0, failed 0",
             "t+13m21s Job default/tolerant active 3, succeeded 3, failed 0",
-            "t+17m22s Job default/tolerant active 0, succeeded 6, failed 0, SuccessCriteriaMet, Complete",
+            "t+17m22s Job default/tolerant active 0, succeeded 6, failed 0, SuccessCriteriaMet (CompletionsReached), Complete (CompletionsReached)",
         ],
         "{}",
         r.to_text()

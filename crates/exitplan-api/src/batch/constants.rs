@@ -33,6 +33,11 @@ pub const REASON_DEADLINE_EXCEEDED: &str = "DeadlineExceeded";
 pub const REASON_MAX_FAILED_INDEXES_EXCEEDED: &str = "MaxFailedIndexesExceeded";
 /// Failure reason: all indexes finished and some failed.
 pub const REASON_FAILED_INDEXES: &str = "FailedIndexes";
+/// Reason of `SuccessCriteriaMet` (and then `Complete`) when the Job reached
+/// its completions (upstream `JobReasonCompletionsReached`).
+pub const REASON_COMPLETIONS_REACHED: &str = "CompletionsReached";
+/// Message that goes with [`REASON_COMPLETIONS_REACHED`] (upstream's text).
+pub const MESSAGE_COMPLETIONS_REACHED: &str = "Reached expected number of succeeded pods";
 
 /// podFailurePolicy action: fail the whole Job.
 pub const ACTION_FAIL_JOB: &str = "FailJob";
