@@ -720,7 +720,7 @@ mod tests {
     }
 
     fn set_of(v: &Value) -> FieldSet {
-        to_field_set(v, &ctx().root, false).unwrap_or_default()
+        to_field_set(v, ctx().root, false).unwrap_or_default()
     }
 
     fn entry(set: FieldSet) -> Entry {
