@@ -7,6 +7,7 @@ mod support;
 
 use std::sync::Arc;
 
+use futures_util::TryStreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Binding, Namespace, ObjectReference, Pod};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
@@ -14,6 +15,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Api;
 use kube::api::{
     DeleteParams, EvictParams, ListParams, PostParams, Preconditions, PropagationPolicy,
+    WatchEvent, WatchParams,
 };
 use serde_json::json;
 use support::*;
@@ -422,6 +424,65 @@ async fn finalizers_hold_deletion_and_preconditions_are_checked() {
             404
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn confirming_a_held_pod_again_writes_nothing() {
+    let server = server().await;
+    let pods: Api<Pod> = Api::default_namespaced(client(&server));
+    let mut held = pod("p");
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    pods.create(&PostParams::default(), &typed(held))
+        .await
+        .expect("create");
+    bind(&pods, "p", "n1").await.expect("bind");
+    pods.delete("p", &DeleteParams::default())
+        .await
+        .expect("graceful delete");
+    let zero = DeleteParams {
+        grace_period_seconds: Some(0),
+        ..Default::default()
+    };
+    // The kubelet's confirmation shortens the grace to 0; the finalizer
+    // holds the pod.
+    let confirmed = pods
+        .delete("p", &zero)
+        .await
+        .expect("confirm")
+        .left()
+        .expect("held");
+    assert_eq!(confirmed.metadata.deletion_grace_period_seconds, Some(0));
+    let rv = confirmed.metadata.resource_version.clone().expect("rv");
+    let revision = server.store().revision();
+    let wp = WatchParams::default().timeout(290).disable_bookmarks();
+    let mut stream = Box::pin(pods.watch(&wp, &rv).await.expect("watch"));
+    // Confirming again changes nothing, so nothing is written (upstream's
+    // GuaranteedUpdate skips an unchanged object).
+    for _ in 0..2 {
+        let again = pods
+            .delete("p", &zero)
+            .await
+            .expect("confirm again")
+            .left()
+            .expect("still held");
+        assert_eq!(again, confirmed);
+        assert_eq!(server.store().revision(), revision);
+    }
+    // The next event the watch sees is the next real write.
+    let mut released = pods.get("p").await.expect("held");
+    released.metadata.finalizers = None;
+    pods.replace("p", &PostParams::default(), &released)
+        .await
+        .expect("release");
+    let first = stream.try_next().await.expect("event").expect("open");
+    match first {
+        WatchEvent::Deleted(p) => assert_eq!(
+            p.metadata.resource_version,
+            Some((revision + 1).to_string())
+        ),
+        other => panic!("expected the release's DELETED, got {other:?}"),
+    }
+    assert_eq!(server.store().revision(), revision + 1);
 }
 
 #[tokio::test(start_paused = true)]

@@ -5,6 +5,8 @@
 //! → strip meta → structured merge) over `merge.Updater`'s `Apply` and
 //! `Update` (structured-merge-diff), on JSON values.
 
+use std::sync::LazyLock;
+
 use jiff::Timestamp;
 use serde_json::{Map, Value};
 
@@ -51,7 +53,12 @@ fn field(name: &str) -> PathElement {
 }
 
 /// `stripMetaManager`'s paths: never owned by anyone.
-fn strip_set() -> FieldSet {
+fn strip_set() -> &'static FieldSet {
+    static STRIP: LazyLock<FieldSet> = LazyLock::new(build_strip_set);
+    &STRIP
+}
+
+fn build_strip_set() -> FieldSet {
     let mut s = FieldSet::new();
     for top in ["apiVersion", "kind", "metadata"] {
         s.insert(&[field(top)]);
@@ -171,17 +178,22 @@ fn update_managed(
     now: Timestamp,
 ) {
     let cmp = compare(Some(live), Some(new), ctx.root).exclude(&ctx.ignored);
-    let changed = cmp.modified.union(&cmp.added);
+    let mut changed = cmp.modified;
+    changed.union_with(&cmp.added);
     for entry in managed.values_mut() {
-        entry.set = entry.set.difference(&changed).difference(&cmp.removed);
+        entry.set.subtract(&changed);
+        entry.set.subtract(&cmp.removed);
     }
     managed.retain(|_, e| !e.set.is_empty());
-    let took = changed
-        .recursive_difference(&ctx.ignored)
-        .difference(&strip_set());
+    let mut took = changed.recursive_difference(&ctx.ignored);
+    took.subtract(strip_set());
     if !took.is_empty() {
         let set = match managed.get(id) {
-            Some(prev) => took.union(&prev.set),
+            Some(prev) => {
+                let mut set = took;
+                set.union_with(&prev.set);
+                set
+            }
             None => took,
         };
         managed.insert(
@@ -217,11 +229,18 @@ fn prune(ctx: &Ctx<'_>, merged: Value, managed: &Managed, last: Option<&Entry>) 
     let empty = || Value::Object(Map::new());
     let last_set = enf(&last.set);
     let pruned = remove_items(&merged, &last_set, root).unwrap_or_else(empty);
-    let owned = managed
-        .values()
-        .fold(FieldSet::new(), |acc, e| acc.union(&e.set));
+    let mut owned = FieldSet::new();
+    for e in managed.values() {
+        owned.union_with(&e.set);
+    }
     let merged_set = enf(&set_of(&merged));
-    let removable = merged_set.difference(&enf(&set_of(&pruned)).union(&enf(&owned)));
+    let mut kept = enf(&set_of(&pruned));
+    kept.union_with(&enf(&owned));
+    let removable = merged_set.difference(&kept);
+    if removable.is_empty() {
+        // Removing nothing leaves `merged`, and then nothing dangles.
+        return merged;
+    }
     let pruned = remove_items(&merged, &removable, root).unwrap_or_else(empty);
     let dangling = merged_set
         .difference(&enf(&set_of(&pruned)))
@@ -230,7 +249,8 @@ fn prune(ctx: &Ctx<'_>, merged: Value, managed: &Managed, last: Option<&Entry>) 
 }
 
 /// `Updater.Apply` under skip-non-applied, managed-fields-updater and
-/// strip-meta: the new object and ownership, or the conflicts.
+/// strip-meta: the new object (`None`: `live` unchanged) and ownership, or
+/// the conflicts.
 fn apply_core(
     ctx: &Ctx<'_>,
     live: &Value,
@@ -239,7 +259,7 @@ fn apply_core(
     id: &ManagerId,
     force: bool,
     now: Timestamp,
-) -> Result<(Value, Managed), ApplyFail> {
+) -> Result<(Option<Value>, Managed), ApplyFail> {
     if managed.is_empty() {
         let before = ManagerId::new(
             "before-first-apply",
@@ -272,7 +292,7 @@ fn apply_core(
     })?;
     let merged =
         merge(Some(live), Some(applied), ctx.root).unwrap_or_else(|| Value::Object(Map::new()));
-    let last = managed.get(id).cloned();
+    let last = managed.remove(id);
     managed.insert(
         id.clone(),
         Entry {
@@ -285,7 +305,8 @@ fn apply_core(
     let merged = prune(ctx, merged, &managed, last.as_ref());
 
     let cmp = compare(Some(live), Some(&merged), ctx.root).exclude(&ctx.ignored);
-    let changed = cmp.modified.union(&cmp.added);
+    let mut changed = cmp.modified;
+    changed.union_with(&cmp.added);
     let mut conflicts: Conflicts = Vec::new();
     for (other, entry) in &managed {
         if other == id {
@@ -300,22 +321,24 @@ fn apply_core(
     }
     for (other, entry) in managed.iter_mut() {
         if other != id {
-            entry.set = entry.set.difference(&changed).difference(&cmp.removed);
+            entry.set.subtract(&changed);
+            entry.set.subtract(&cmp.removed);
         }
     }
     managed.retain(|_, e| !e.set.is_empty());
     if let Some(e) = managed.get_mut(id) {
-        e.set = e.set.difference(&strip_set());
+        e.set.subtract(strip_set());
     }
     managed.retain(|_, e| !e.set.is_empty());
 
     if values_equal(live, &merged) {
-        return Ok((live.clone(), managed));
+        // `live` itself is the object (numbers keep their spelling).
+        return Ok((None, managed));
     }
     if let Some(e) = managed.get_mut(id) {
         e.time = Some(crate::time::format_rfc3339(now));
     }
-    Ok((merged, managed))
+    Ok((Some(merged), managed))
 }
 
 /// `lastAppliedManager.allowedConflictsFromLastApplied`: the fields the
@@ -418,8 +441,7 @@ pub fn apply(
         ));
     }
     let ts = schema::lookup(ty);
-    let live_obj = live.cloned().unwrap_or_else(|| Value::Object(Map::new()));
-    let managed = managed::decode(metadata(&live_obj).and_then(|m| m.get("managedFields")))
+    let managed = managed::decode(live.and_then(metadata).and_then(|m| m.get("managedFields")))
         .map_err(|e| PatchError::internal(format!("failed to decode managed fields: {e}")))?;
     let version = match ts {
         Some(t) => t.version.to_owned(),
@@ -440,20 +462,14 @@ pub fn apply(
             gvk_string(&applied)
         )));
     }
-    let live_clean = without_managed_fields(&live_obj);
+    let live_clean = live.map_or_else(|| Value::Object(Map::new()), without_managed_fields);
     let id = ManagerId::new(manager, Operation::Apply, &ctx.group_version(), subresource);
-    let run = |force: bool| {
-        apply_core(
-            &ctx,
-            &live_clean,
-            &applied,
-            managed.clone(),
-            &id,
-            force,
-            now,
-        )
+    // Only kubectl may need a second run (with the managers as they were).
+    let retry_managed = (manager == KUBECTL).then(|| managed.clone());
+    let run = |force: bool, managed: Managed| {
+        apply_core(&ctx, &live_clean, &applied, managed, &id, force, now)
     };
-    let outcome = match run(force) {
+    let outcome = match run(force, managed) {
         Err(ApplyFail::Conflicts(conflicts)) if manager == KUBECTL => {
             match allowed_from_last_applied(&ctx, &live_clean) {
                 Some(allowed) => {
@@ -462,7 +478,7 @@ pub fn apply(
                         .filter(|(_, p)| !allowed.has(p))
                         .collect();
                     if rest.is_empty() {
-                        run(true)
+                        run(true, retry_managed.unwrap_or_default())
                     } else {
                         Err(ApplyFail::Conflicts(rest))
                     }
@@ -472,11 +488,12 @@ pub fn apply(
         }
         other => other,
     };
-    let (mut object, managed) = match outcome {
+    let (object, managed) = match outcome {
         Ok(ok) => ok,
         Err(ApplyFail::Conflicts(c)) => return Err(conflict_error(&c)),
         Err(ApplyFail::Error(e)) => return Err(e),
     };
+    let mut object = object.unwrap_or(live_clean);
     if manager == KUBECTL {
         let has = metadata(&object)
             .and_then(|m| m.get("annotations"))
@@ -533,9 +550,9 @@ pub fn record_update(
 ) {
     let subresource = subresource.filter(|s| !s.is_empty());
     let ts = schema::lookup(ty);
-    let live = old.cloned().unwrap_or_else(|| Value::Object(Map::new()));
     let live_managed = || {
-        managed::decode(metadata(&live).and_then(|m| m.get("managedFields"))).unwrap_or_default()
+        managed::decode(old.and_then(metadata).and_then(|m| m.get("managedFields")))
+            .unwrap_or_default()
     };
     let new_fields = metadata(new).and_then(|m| m.get("managedFields")).cloned();
     let mut managed = if subresource.is_some() {
@@ -551,7 +568,8 @@ pub fn record_update(
     if let Some(Value::Object(m)) = new.get_mut("metadata") {
         m.remove("managedFields");
     }
-    let is_create = metadata(&live)
+    let is_create = old
+        .and_then(metadata)
         .and_then(|m| m.get("uid"))
         .and_then(Value::as_str)
         .is_none_or(str::is_empty);
@@ -576,7 +594,173 @@ pub fn record_update(
         &ctx.group_version(),
         subresource,
     );
-    let live_clean = without_managed_fields(&live);
+    let live_clean = old.map_or_else(|| Value::Object(Map::new()), without_managed_fields);
     update_managed(&ctx, &live_clean, new, &mut managed, &id, now);
     set_managed_fields(new, &managed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// `prune` as it was before its shortcut: every step, always.
+    fn prune_reference(
+        ctx: &Ctx<'_>,
+        merged: Value,
+        managed: &Managed,
+        last: Option<&Entry>,
+    ) -> Value {
+        let Some(last) = last.filter(|l| !l.set.is_empty()) else {
+            return merged;
+        };
+        let root = ctx.root;
+        let enf = |s: &FieldSet| ensure_named_fields_are_members(s, root);
+        let set_of = |v: &Value| to_field_set(v, root, false).unwrap_or_default();
+        let empty = || Value::Object(Map::new());
+        let last_set = enf(&last.set);
+        let pruned = remove_items(&merged, &last_set, root).unwrap_or_else(empty);
+        let owned = managed
+            .values()
+            .fold(FieldSet::new(), |acc, e| acc.union(&e.set));
+        let merged_set = enf(&set_of(&merged));
+        let removable = merged_set.difference(&enf(&set_of(&pruned)).union(&enf(&owned)));
+        let pruned = remove_items(&merged, &removable, root).unwrap_or_else(empty);
+        let dangling = merged_set
+            .difference(&enf(&set_of(&pruned)))
+            .intersection(&last_set);
+        remove_items(&merged, &dangling, root).unwrap_or_else(empty)
+    }
+
+    /// Small pods: labels, containers (keyed by name) with env (keyed by
+    /// name), finalizers (a set), conditions (keyed by type), nulls and
+    /// empty containers.
+    fn pod() -> impl Strategy<Value = Value> {
+        let scalar = prop_oneof![
+            Just(Value::Null),
+            "[ab]".prop_map(Value::from),
+            (0i64..3).prop_map(Value::from),
+        ];
+        let env = prop::collection::vec(("[xy]", scalar.clone()), 0..3).prop_map(|items| {
+            Value::Array(
+                items
+                    .into_iter()
+                    .map(|(n, v)| serde_json::json!({"name": n, "value": v}))
+                    .collect(),
+            )
+        });
+        let container = (
+            "[cd]",
+            prop::option::of(scalar.clone()),
+            prop::option::of(env),
+        )
+            .prop_map(|(name, image, env)| {
+                let mut c = serde_json::json!({"name": name});
+                if let Some(i) = image {
+                    c["image"] = i;
+                }
+                if let Some(e) = env {
+                    c["env"] = e;
+                }
+                c
+            });
+        let labels = prop::collection::btree_map("[pq]", scalar.clone(), 0..3)
+            .prop_map(|m| Value::Object(m.into_iter().collect()));
+        let conditions = prop::collection::vec(("[XY]", scalar.clone()), 0..3).prop_map(|items| {
+            Value::Array(
+                items
+                    .into_iter()
+                    .map(|(t, s)| serde_json::json!({"type": t, "status": s}))
+                    .collect(),
+            )
+        });
+        (
+            prop::option::of(labels),
+            prop::option::of(prop::collection::vec("[fg]", 0..3)),
+            prop::option::of(prop::collection::vec(container, 0..3)),
+            prop::option::of(conditions),
+            prop::option::of(scalar),
+        )
+            .prop_map(|(labels, finalizers, containers, conditions, phase)| {
+                let mut p = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "p", "uid": "u"}});
+                if let Some(l) = labels {
+                    p["metadata"]["labels"] = l;
+                }
+                if let Some(f) = finalizers {
+                    p["metadata"]["finalizers"] = serde_json::json!(f);
+                }
+                if let Some(c) = containers {
+                    p["spec"] = serde_json::json!({"containers": c});
+                }
+                if let Some(c) = conditions {
+                    p["status"] = serde_json::json!({"conditions": c});
+                }
+                if let Some(ph) = phase {
+                    p["status"]["phase"] = ph;
+                }
+                p
+            })
+    }
+
+    fn ctx() -> Ctx<'static> {
+        let ts = schema::lookup(TypeRef {
+            group: "",
+            kind: "Pod",
+        })
+        .expect("pods");
+        Ctx {
+            root: &ts.root,
+            subresource: None,
+            group: String::new(),
+            version: "v1".to_owned(),
+            kind: "Pod".to_owned(),
+            ignored: FieldSet::new(),
+        }
+    }
+
+    fn set_of(v: &Value) -> FieldSet {
+        to_field_set(v, ctx().root, false).unwrap_or_default()
+    }
+
+    fn entry(set: FieldSet) -> Entry {
+        Entry {
+            set,
+            api_version: "v1".to_owned(),
+            applied: true,
+            time: None,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn in_place_set_operations_equal_the_copying_ones(a in pod(), b in pod()) {
+            let (a, b) = (set_of(&a), set_of(&b));
+            let mut u = a.clone();
+            u.union_with(&b);
+            prop_assert_eq!(u, a.union(&b));
+            let mut d = a.clone();
+            d.subtract(&b);
+            prop_assert_eq!(d, a.difference(&b));
+        }
+
+        /// The pruning shortcut changes nothing: random merged objects,
+        /// last applied sets and other owners.
+        #[test]
+        fn prune_equals_the_reference(
+            merged in pod(), last in pod(), now_applied in pod(), other in pod(),
+        ) {
+            let ctx = ctx();
+            let mut managed = Managed::new();
+            let id = ManagerId::new("m", Operation::Apply, "v1", None);
+            let other_id = ManagerId::new("o", Operation::Update, "v1", None);
+            managed.insert(id, entry(set_of(&now_applied)));
+            managed.insert(other_id, entry(set_of(&other)));
+            let last = entry(set_of(&last));
+            prop_assert_eq!(
+                prune(&ctx, merged.clone(), &managed, Some(&last)),
+                prune_reference(&ctx, merged, &managed, Some(&last))
+            );
+        }
+    }
 }

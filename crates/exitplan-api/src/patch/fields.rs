@@ -288,6 +288,40 @@ impl FieldSet {
         out
     }
 
+    /// Adds the paths of `other`: `*self = self.union(other)`, without
+    /// copying what `self` already holds.
+    pub fn union_with(&mut self, other: &FieldSet) {
+        for m in &other.members {
+            if !self.members.contains(m) {
+                self.members.insert(m.clone());
+            }
+        }
+        for (pe, child) in &other.children {
+            match self.children.get_mut(pe) {
+                Some(mine) => mine.union_with(child),
+                None => {
+                    self.children.insert(pe.clone(), child.clone());
+                }
+            }
+        }
+        self.prune();
+    }
+
+    /// Removes the paths of `other`: `*self = self.difference(other)`, in
+    /// place (nothing is copied, and nothing allocated when the sets are
+    /// disjoint).
+    pub fn subtract(&mut self, other: &FieldSet) {
+        if !other.members.is_empty() {
+            self.members.retain(|m| !other.members.contains(m));
+        }
+        for (pe, child) in &mut self.children {
+            if let Some(o) = other.children.get(pe) {
+                child.subtract(o);
+            }
+        }
+        self.prune();
+    }
+
     /// Paths of `self` not in `other` (children of a removed member stay).
     pub fn difference(&self, other: &FieldSet) -> FieldSet {
         let mut out = FieldSet {

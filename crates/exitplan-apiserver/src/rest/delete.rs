@@ -305,6 +305,7 @@ pub async fn delete_object(
         let mut obj = current.value()?;
         set_type(&mut obj, def);
         check_preconditions(def, name, &obj, options)?;
+        let original = obj.clone();
         let now = state.clock.now();
         let (graceful, pending) = before_delete(def, &mut obj, grace, now);
         if pending {
@@ -345,7 +346,16 @@ pub async fn delete_object(
                 !pending_finalizers && deletion_grace(&obj) == Some(0)
             };
             let must_write = !delete_now || graceful;
-            if must_write {
+            if must_write && obj == original {
+                // `GuaranteedUpdate` writes nothing when nothing changed
+                // (an object already marked, held by a finalizer).
+                if !delete_now {
+                    return Ok(Deleted {
+                        object: original,
+                        removed: false,
+                    });
+                }
+            } else if must_write {
                 if dry_run {
                     if !delete_now {
                         return Ok(Deleted {

@@ -77,6 +77,7 @@ async fn write_status<T: serde::Serialize + DeserializeOwned>(
         Update {
             def,
             current,
+            old: None,
             new,
             subresource: Some("status"),
             manager,
@@ -85,7 +86,7 @@ async fn write_status<T: serde::Serialize + DeserializeOwned>(
         },
     )
     .await?;
-    typed(updated.object)
+    typed(updated.into_object(def)?)
 }
 
 async fn perform(state: &State, action: &Action, manager: &str) -> Result<Outcome, ApiError> {

@@ -9,7 +9,6 @@ use serde_json::Value;
 
 use super::create::{create_object, set_namespace};
 use super::errors::{ApiError, invalid_options, unsupported_media_type};
-use super::get::render;
 use super::meta::{meta_mut, meta_str, set_type, type_ref};
 use super::state::Call;
 use super::update::{Update, update_object};
@@ -121,6 +120,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
             Update {
                 def,
                 current,
+                old: Some(old),
                 new: patched,
                 subresource: call.subresource.as_deref(),
                 manager: &manager,
@@ -130,7 +130,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         )
         .await
         {
-            Ok(updated) => return render(call, 200, &updated.object),
+            Ok(updated) => return updated.render(call, 200),
             // The object moved on under a patch that did not pin a
             // resourceVersion: apply the patch again to the new state.
             Err(e) if e.reason() == "Conflict" && !pinned => last_err = Some(e),

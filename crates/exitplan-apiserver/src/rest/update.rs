@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::create::{admission_error, decode_body};
 use super::errors::{ApiError, bad_request, conflict_modified, from_write};
-use super::get::{current, render};
+use super::get::{current, render, render_stored};
 use super::meta::{
     deletion_grace, field_manager, finalizers, meta_mut, meta_str, set_type, type_ref,
 };
@@ -26,6 +26,9 @@ pub struct Update<'a> {
     pub def: &'a ResourceDef,
     /// The object as stored now.
     pub current: Arc<StoredObject>,
+    /// `current` already parsed and typed (`set_type`), if the caller has
+    /// it: saves parsing it again.
+    pub old: Option<Value>,
     /// The new object (metadata.resourceVersion: the caller's precondition, if any).
     pub new: Value,
     /// `Some("status")` for the status subresource.
@@ -41,11 +44,35 @@ pub struct Update<'a> {
 
 /// The result of an update.
 #[derive(Debug)]
-pub struct Updated {
-    /// The object now (or as it would be).
-    pub object: Value,
-    /// The stored version, unless dry-run or a no-op.
-    pub stored: Option<Arc<StoredObject>>,
+pub enum Updated {
+    /// The object was written: the stored version is the answer.
+    Stored(Arc<StoredObject>),
+    /// Nothing was written as this object (a no-op, a dry-run, or the
+    /// object went with its last finalizer): the answer.
+    Object(Value),
+}
+
+impl Updated {
+    /// The object now (or as it would be), typed.
+    pub fn into_object(self, def: &ResourceDef) -> Result<Value, ApiError> {
+        match self {
+            Updated::Stored(stored) => {
+                let mut object = stored.value()?;
+                set_type(&mut object, def);
+                Ok(object)
+            }
+            Updated::Object(object) => Ok(object),
+        }
+    }
+
+    /// Renders the object (JSON or a one-row Table) with `code`: a stored
+    /// version from its stored bytes when they are the answer.
+    pub fn render(&self, call: &Call, code: u16) -> Result<Response, ApiError> {
+        match self {
+            Updated::Stored(stored) => render_stored(call, code, stored),
+            Updated::Object(object) => render(call, code, object),
+        }
+    }
 }
 
 /// Performs an update: precondition, admission, managedFields, no-op,
@@ -54,6 +81,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     let Update {
         def,
         current,
+        old,
         mut new,
         subresource,
         manager,
@@ -74,8 +102,14 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         }
         _ => {}
     }
-    let mut old = current.value()?;
-    set_type(&mut old, def);
+    let old = match old {
+        Some(old) => old,
+        None => {
+            let mut old = current.value()?;
+            set_type(&mut old, def);
+            old
+        }
+    };
     set_type(&mut new, def);
     let now = state.clock.now();
     if subresource == Some("status") {
@@ -99,16 +133,10 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         );
     }
     if new == old {
-        return Ok(Updated {
-            object: old,
-            stored: None,
-        });
+        return Ok(Updated::Object(old));
     }
     if dry_run {
-        return Ok(Updated {
-            object: new,
-            stored: None,
-        });
+        return Ok(Updated::Object(new));
     }
     let precondition = Precondition::Revision(current.revision);
     let conflict = |e: WriteError| match e {
@@ -130,10 +158,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         tracing::info!(resource = def.plural, name = %name, "deleted: last finalizer removed");
         let mut object = new;
         crate::storage::set_resource_version(&mut object, deleted.revision);
-        return Ok(Updated {
-            object,
-            stored: Some(deleted),
-        });
+        return Ok(Updated::Object(object));
     }
     let attrs = def.attrs(&new);
     let stored = state
@@ -142,12 +167,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         .await
         .map_err(conflict)?;
     tracing::debug!(resource = def.plural, name = %name, rv = stored.revision, subresource = ?subresource, "updated");
-    let mut object = stored.value()?;
-    set_type(&mut object, def);
-    Ok(Updated {
-        object,
-        stored: Some(stored),
-    })
+    Ok(Updated::Stored(stored))
 }
 
 /// Whether a PUT of an absent object creates it (`AllowCreateOnUpdate`:
@@ -202,6 +222,7 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
         Update {
             def: call.def,
             current: stored,
+            old: None,
             new,
             subresource: call.subresource.as_deref(),
             manager: &manager,
@@ -211,7 +232,7 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
     )
     .await?;
     Ok(super::fieldvalidation::warn(
-        render(call, 200, &updated.object)?,
+        updated.render(call, 200)?,
         &warnings,
     ))
 }

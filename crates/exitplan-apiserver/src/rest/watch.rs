@@ -25,6 +25,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::errors::{ApiError, status_json};
+use super::get::is_typed;
 use super::list::{ReadAt, Selectors, parse_rv};
 use super::meta::set_type;
 use super::negotiate::{Output, output};
@@ -60,8 +61,25 @@ fn line(value: &Value) -> Bytes {
     Bytes::from(bytes)
 }
 
+/// The line `line(&json!({"type": ty, "object": object}))` writes for a
+/// typed stored object, spliced from its stored bytes (keys sorted:
+/// `object` before `type`) instead of parsing and re-encoding them for
+/// every watcher.
+fn event_line(ty: &str, object: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(object.len() + ty.len() + 22);
+    out.extend_from_slice(b"{\"object\":");
+    out.extend_from_slice(object);
+    out.extend_from_slice(b",\"type\":\"");
+    out.extend_from_slice(ty.as_bytes());
+    out.extend_from_slice(b"\"}\n");
+    Bytes::from(out)
+}
+
 impl Watcher {
     fn event(&self, ty: &str, object: &StoredObject) -> Option<Bytes> {
+        if matches!(self.output, Output::Json) && is_typed(self.def, &object.json) {
+            return Some(event_line(ty, &object.json));
+        }
         let mut value = object.value().ok()?;
         set_type(&mut value, self.def);
         let value = match self.output {
@@ -273,4 +291,31 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
         HeaderValue::from_static("application/json"),
     );
     Ok(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spliced_event_lines_are_the_encoded_events() {
+        let def =
+            crate::registry::find("lifecycle.k8s.io", "v1alpha1", "evictions").expect("served");
+        let object = json!({
+            "apiVersion": "lifecycle.k8s.io/v1alpha1", "kind": "Eviction",
+            "metadata": {"name": "e<1>", "namespace": "default", "resourceVersion": "7",
+                         "labels": {"a": "b\u{2028}"}},
+            "spec": {"target": {"pod": {"name": "p", "uid": "u"}}, "n": 1.5, "m": -3},
+            "status": {"conditions": [{"type": "X", "status": "True"}]},
+        });
+        let json = serde_json::to_vec(&object).expect("encode");
+        assert!(is_typed(def, &json));
+        for ty in ["ADDED", "MODIFIED", "DELETED"] {
+            assert_eq!(
+                event_line(ty, &json),
+                line(&json!({"type": ty, "object": object.clone()})),
+                "{ty}"
+            );
+        }
+    }
 }
