@@ -28,9 +28,10 @@ struct State<K> {
     dirty: HashSet<K>,
     /// Delayed keys by due time (sequence number breaks ties, keeps order).
     delayed: BTreeSet<(Instant, u64, K)>,
-    /// The earliest due time of each delayed key (a later add_after for the
-    /// same key is ignored, as client-go's delaying queue does).
-    due: HashMap<K, Instant>,
+    /// The earliest due time of each delayed key, with its sequence number
+    /// (its entry in `delayed`, replaced in O(log n)); a later add_after for
+    /// the same key is ignored, as client-go's delaying queue does.
+    due: HashMap<K, (Instant, u64)>,
     failures: HashMap<K, u32>,
     seq: u64,
     shut_down: bool,
@@ -125,16 +126,16 @@ impl<K: Clone + Eq + Hash + Ord + Send + 'static> Queue<K> {
                 if s.shut_down {
                     return false;
                 }
-                match s.due.get(&key) {
-                    Some(existing) if *existing <= at => false,
+                match s.due.get(&key).copied() {
+                    Some((existing, _)) if existing <= at => false,
                     existing => {
-                        if let Some(old) = existing.copied() {
-                            s.delayed.retain(|(t, _, k)| !(*t == old && *k == key));
+                        if let Some((old, old_seq)) = existing {
+                            s.delayed.remove(&(old, old_seq, key.clone()));
                         }
                         s.seq += 1;
                         let seq = s.seq;
                         s.delayed.insert((at, seq, key.clone()));
-                        s.due.insert(key, at);
+                        s.due.insert(key, (at, seq));
                         true
                     }
                 }
