@@ -12,18 +12,21 @@
 //!
 //! Pods bound but not yet seen bound in the cache are *assumed* on their node
 //! (as upstream's scheduler cache does), so a burst of pods spreads evenly.
+//!
+//! The load per node is kept incrementally ([`NodeUsage`], fed by the pod
+//! informer's changes and the scheduler's own bindings), so a decision costs
+//! O(nodes), not O(pods): placing 10,000 pods is linear.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use k8s_openapi::api::core::v1::{Binding, Node, ObjectReference, Pod, PodSpec, PodStatus};
+use k8s_openapi::api::core::v1::{Binding, Node, ObjectReference, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 use exitplan_api::core::podutil::is_terminal;
 use exitplan_api::time::{format_rfc3339, truncate_to_seconds};
-use exitplan_control::simulation::scheduler::{choose_node, needs_scheduling};
+use exitplan_control::simulation::scheduler::{NodeUsage, choose_node_by, needs_scheduling};
 
 use super::{PODS_BY_NODE, index_pods_by_node, is_status, node_name};
 use crate::context::{Context, Task};
@@ -33,15 +36,17 @@ use crate::queue::Queue;
 /// The reason of `PodScheduled=False` for a pod no node fits (upstream's).
 pub const REASON_UNSCHEDULABLE: &str = "Unschedulable";
 
-/// Pods bound by this scheduler that the cache still shows unbound: key →
-/// (UID, node).
-type Assumed = Arc<Mutex<HashMap<ObjectKey, (String, String)>>>;
+/// The non-terminal pods per node, assumed bindings included. Updated under
+/// its lock *after* the cache (the informer stores, then calls handlers), and
+/// [`NodeUsage::assume`] reads the cache under the same lock, so a binding
+/// seen by the watch before its call returns is never counted twice.
+type Usage = Arc<Mutex<NodeUsage<ObjectKey>>>;
 
 #[derive(Clone)]
 struct Scheduler {
     ctx: Context,
     queue: Queue<ObjectKey>,
-    assumed: Assumed,
+    usage: Usage,
 }
 
 /// Queues every pod that still needs a node.
@@ -75,38 +80,39 @@ pub fn register(ctx: &Context) -> Vec<Task> {
     let scheduler = Scheduler {
         ctx: ctx.clone(),
         queue: Queue::new("scheduler"),
-        assumed: Arc::default(),
+        usage: Arc::default(),
     };
     {
         let queue = scheduler.queue.clone();
         let pods = ctx.informers.pods.clone();
-        let assumed = scheduler.assumed.clone();
-        let forget = move |pod: &Pod| {
-            if let Ok(mut a) = assumed.lock() {
-                a.remove(&ObjectKey::of(pod));
-            }
-        };
-        ctx.informers.pods.on_change(move |change| match change {
-            Change::Added(pod) => {
-                if needs_scheduling(pod) {
-                    queue.add(ObjectKey::of(&**pod));
+        let usage = scheduler.usage.clone();
+        ctx.informers.pods.on_change(move |change| {
+            if let Ok(mut u) = usage.lock() {
+                match change {
+                    Change::Added(pod) | Change::Updated { new: pod, .. } => {
+                        u.observe(&ObjectKey::of(&**pod), pod);
+                    }
+                    Change::Deleted(pod) => u.forget(&ObjectKey::of(&**pod), pod),
                 }
             }
-            Change::Updated { old, new } => {
-                if !node_name(new).is_empty() {
-                    forget(new);
+            match change {
+                Change::Added(pod) => {
+                    if needs_scheduling(pod) {
+                        queue.add(ObjectKey::of(&**pod));
+                    }
                 }
-                if needs_scheduling(new) {
-                    queue.add(ObjectKey::of(&**new));
+                Change::Updated { old, new } => {
+                    if needs_scheduling(new) {
+                        queue.add(ObjectKey::of(&**new));
+                    }
+                    if !node_name(new).is_empty() && !is_terminal(old) && is_terminal(new) {
+                        retry_pending(&pods, &queue);
+                    }
                 }
-                if !node_name(new).is_empty() && !is_terminal(old) && is_terminal(new) {
-                    retry_pending(&pods, &queue);
-                }
-            }
-            Change::Deleted(pod) => {
-                forget(pod);
-                if !node_name(pod).is_empty() && !is_terminal(pod) {
-                    retry_pending(&pods, &queue);
+                Change::Deleted(pod) => {
+                    if !node_name(pod).is_empty() && !is_terminal(pod) {
+                        retry_pending(&pods, &queue);
+                    }
                 }
             }
         });
@@ -137,46 +143,10 @@ impl Scheduler {
             .await;
     }
 
-    /// The load the scheduler sees: every pod's node and phase, with the
-    /// assumed bindings applied.
-    fn load(&self) -> Vec<Pod> {
-        let assumed = self.assumed.lock().map(|a| a.clone()).unwrap_or_default();
-        self.ctx
-            .informers
-            .pods
-            .list()
-            .iter()
-            .map(|p| {
-                let key = ObjectKey::of(&**p);
-                let node = match assumed.get(&key) {
-                    Some((uid, node))
-                        if node_name(p).is_empty()
-                            && p.metadata.uid.as_deref() == Some(uid.as_str()) =>
-                    {
-                        node.clone()
-                    }
-                    _ => node_name(p).to_owned(),
-                };
-                Pod {
-                    spec: Some(PodSpec {
-                        node_name: Some(node).filter(|n| !n.is_empty()),
-                        ..Default::default()
-                    }),
-                    status: Some(PodStatus {
-                        phase: p.status.as_ref().and_then(|s| s.phase.clone()),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                }
-            })
-            .collect()
-    }
-
     fn is_assumed(&self, key: &ObjectKey, pod: &Pod) -> bool {
-        self.assumed.lock().is_ok_and(|a| {
-            a.get(key)
-                .is_some_and(|(uid, _)| pod.metadata.uid.as_deref() == Some(uid.as_str()))
-        })
+        self.usage
+            .lock()
+            .is_ok_and(|u| u.is_assumed(key, pod.metadata.uid.as_deref().unwrap_or_default()))
     }
 
     async fn sync(&self, key: &ObjectKey) -> Result<(), kube::Error> {
@@ -186,19 +156,14 @@ impl Scheduler {
         if !needs_scheduling(&pod) || self.is_assumed(key, &pod) {
             return Ok(());
         }
-        let mut nodes: Vec<Node> = self
-            .ctx
-            .informers
-            .nodes
-            .list()
-            .iter()
-            .map(|n| (**n).clone())
-            .collect();
-        nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-        let load = self.load();
+        let nodes: Vec<Arc<Node>> = self.ctx.informers.nodes.list();
+        let chosen = match self.usage.lock() {
+            Ok(u) => choose_node_by(&pod, &nodes, |n| u.load(n)).map(str::to_owned),
+            Err(_) => None,
+        };
         let ns = key.namespace.as_deref().unwrap_or("default");
         let api: Api<Pod> = Api::namespaced(self.ctx.client.clone(), ns);
-        match choose_node(&pod, &nodes, &load) {
+        match chosen {
             Some(node) => {
                 let binding = Binding {
                     metadata: ObjectMeta {
@@ -210,7 +175,7 @@ impl Scheduler {
                     target: ObjectReference {
                         api_version: Some("v1".to_owned()),
                         kind: Some("Node".to_owned()),
-                        name: Some(node.to_owned()),
+                        name: Some(node.clone()),
                         ..Default::default()
                     },
                 };
@@ -225,10 +190,10 @@ impl Scheduler {
                 {
                     Ok(_) => {
                         tracing::info!(pod = %key, node, "scheduled");
-                        if let (Ok(mut a), Some(uid)) =
-                            (self.assumed.lock(), pod.metadata.uid.clone())
-                        {
-                            a.insert(key.clone(), (uid, node.to_owned()));
+                        if let Ok(mut u) = self.usage.lock() {
+                            let cached = self.ctx.informers.pods.get(key);
+                            let uid = pod.metadata.uid.as_deref().unwrap_or_default();
+                            u.assume(key, uid, &node, cached.as_deref());
                         }
                         Ok(())
                     }
