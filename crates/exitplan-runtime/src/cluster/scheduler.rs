@@ -15,8 +15,10 @@
 //!
 //! The load per node is kept incrementally ([`NodeUsage`], fed by the pod
 //! informer's changes and the scheduler's own bindings), so a decision costs
-//! O(nodes), not O(pods): placing 10,000 pods is linear.
+//! O(nodes), not O(pods), and a pod finishing re-queues only the pods found
+//! unschedulable, not every pending one: placing 10,000 pods is linear.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use k8s_openapi::api::core::v1::{Binding, Node, ObjectReference, Pod};
@@ -28,19 +30,29 @@ use exitplan_api::core::podutil::is_terminal;
 use exitplan_api::time::{format_rfc3339, truncate_to_seconds};
 use exitplan_control::simulation::scheduler::{NodeUsage, choose_node_by, needs_scheduling};
 
-use super::{PODS_BY_NODE, index_pods_by_node, is_status, node_name};
+use super::{index_pods_by_node, is_status, node_name};
 use crate::context::{Context, Task};
-use crate::informer::{Change, Informer, ObjectKey};
+use crate::informer::{Change, ObjectKey};
 use crate::queue::Queue;
 
 /// The reason of `PodScheduled=False` for a pod no node fits (upstream's).
 pub const REASON_UNSCHEDULABLE: &str = "Unschedulable";
 
-/// The non-terminal pods per node, assumed bindings included. Updated under
-/// its lock *after* the cache (the informer stores, then calls handlers), and
-/// [`NodeUsage::assume`] reads the cache under the same lock, so a binding
-/// seen by the watch before its call returns is never counted twice.
-type Usage = Arc<Mutex<NodeUsage<ObjectKey>>>;
+/// The scheduler's state, under one lock. Updated *after* the cache (the
+/// informer stores, then calls handlers); [`NodeUsage::assume`] reads the
+/// cache under the same lock, so a binding seen by the watch before its call
+/// returns is never counted twice; a decision finding no node records the pod
+/// unschedulable under the same lock as the usage it read, so room freed
+/// after that decision always re-queues it.
+#[derive(Default)]
+struct State {
+    /// The non-terminal pods per node, assumed bindings included.
+    usage: NodeUsage<ObjectKey>,
+    /// Pending pods no node fitted when last decided.
+    unschedulable: HashSet<ObjectKey>,
+}
+
+type Usage = Arc<Mutex<State>>;
 
 #[derive(Clone)]
 struct Scheduler {
@@ -49,12 +61,14 @@ struct Scheduler {
     usage: Usage,
 }
 
-/// Queues every pod that still needs a node.
-fn retry_pending(pods: &Informer<Pod>, queue: &Queue<ObjectKey>) {
-    for pod in pods.by_index(PODS_BY_NODE, "") {
-        if needs_scheduling(&pod) {
-            queue.add(ObjectKey::of(&*pod));
-        }
+/// Queues every pod found unschedulable.
+fn retry_unschedulable(usage: &Usage, queue: &Queue<ObjectKey>) {
+    let keys: Vec<ObjectKey> = usage
+        .lock()
+        .map(|s| s.unschedulable.iter().cloned().collect())
+        .unwrap_or_default();
+    for key in keys {
+        queue.add(key);
     }
 }
 
@@ -84,15 +98,22 @@ pub fn register(ctx: &Context) -> Vec<Task> {
     };
     {
         let queue = scheduler.queue.clone();
-        let pods = ctx.informers.pods.clone();
         let usage = scheduler.usage.clone();
         ctx.informers.pods.on_change(move |change| {
-            if let Ok(mut u) = usage.lock() {
+            if let Ok(mut s) = usage.lock() {
                 match change {
                     Change::Added(pod) | Change::Updated { new: pod, .. } => {
-                        u.observe(&ObjectKey::of(&**pod), pod);
+                        let key = ObjectKey::of(&**pod);
+                        s.usage.observe(&key, pod);
+                        if !needs_scheduling(pod) {
+                            s.unschedulable.remove(&key);
+                        }
                     }
-                    Change::Deleted(pod) => u.forget(&ObjectKey::of(&**pod), pod),
+                    Change::Deleted(pod) => {
+                        let key = ObjectKey::of(&**pod);
+                        s.usage.forget(&key, pod);
+                        s.unschedulable.remove(&key);
+                    }
                 }
             }
             match change {
@@ -106,12 +127,12 @@ pub fn register(ctx: &Context) -> Vec<Task> {
                         queue.add(ObjectKey::of(&**new));
                     }
                     if !node_name(new).is_empty() && !is_terminal(old) && is_terminal(new) {
-                        retry_pending(&pods, &queue);
+                        retry_unschedulable(&usage, &queue);
                     }
                 }
                 Change::Deleted(pod) => {
                     if !node_name(pod).is_empty() && !is_terminal(pod) {
-                        retry_pending(&pods, &queue);
+                        retry_unschedulable(&usage, &queue);
                     }
                 }
             }
@@ -119,12 +140,12 @@ pub fn register(ctx: &Context) -> Vec<Task> {
     }
     {
         let queue = scheduler.queue.clone();
-        let pods = ctx.informers.pods.clone();
+        let usage = scheduler.usage.clone();
         ctx.informers.nodes.on_change(move |change| match change {
-            Change::Added(_) => retry_pending(&pods, &queue),
+            Change::Added(_) => retry_unschedulable(&usage, &queue),
             Change::Updated { old, new } => {
                 if node_changed_for_scheduling(old, new) {
-                    retry_pending(&pods, &queue);
+                    retry_unschedulable(&usage, &queue);
                 }
             }
             Change::Deleted(_) => {}
@@ -144,9 +165,10 @@ impl Scheduler {
     }
 
     fn is_assumed(&self, key: &ObjectKey, pod: &Pod) -> bool {
-        self.usage
-            .lock()
-            .is_ok_and(|u| u.is_assumed(key, pod.metadata.uid.as_deref().unwrap_or_default()))
+        self.usage.lock().is_ok_and(|s| {
+            s.usage
+                .is_assumed(key, pod.metadata.uid.as_deref().unwrap_or_default())
+        })
     }
 
     async fn sync(&self, key: &ObjectKey) -> Result<(), kube::Error> {
@@ -158,7 +180,13 @@ impl Scheduler {
         }
         let nodes: Vec<Arc<Node>> = self.ctx.informers.nodes.list();
         let chosen = match self.usage.lock() {
-            Ok(u) => choose_node_by(&pod, &nodes, |n| u.load(n)).map(str::to_owned),
+            Ok(mut s) => {
+                let chosen = choose_node_by(&pod, &nodes, |n| s.usage.load(n)).map(str::to_owned);
+                if chosen.is_none() {
+                    s.unschedulable.insert(key.clone());
+                }
+                chosen
+            }
             Err(_) => None,
         };
         let ns = key.namespace.as_deref().unwrap_or("default");
@@ -190,10 +218,11 @@ impl Scheduler {
                 {
                     Ok(_) => {
                         tracing::info!(pod = %key, node, "scheduled");
-                        if let Ok(mut u) = self.usage.lock() {
+                        if let Ok(mut s) = self.usage.lock() {
                             let cached = self.ctx.informers.pods.get(key);
                             let uid = pod.metadata.uid.as_deref().unwrap_or_default();
-                            u.assume(key, uid, &node, cached.as_deref());
+                            s.usage.assume(key, uid, &node, cached.as_deref());
+                            s.unschedulable.remove(key);
                         }
                         Ok(())
                     }
