@@ -12,44 +12,63 @@
 //!
 //! Pods bound but not yet seen bound in the cache are *assumed* on their node
 //! (as upstream's scheduler cache does), so a burst of pods spreads evenly.
+//!
+//! The load per node is kept incrementally ([`NodeUsage`], fed by the pod
+//! informer's changes and the scheduler's own bindings), so a decision costs
+//! O(nodes), not O(pods), and a pod finishing re-queues only the pods found
+//! unschedulable, not every pending one: placing 10,000 pods is linear.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use k8s_openapi::api::core::v1::{Binding, Node, ObjectReference, Pod, PodSpec, PodStatus};
+use k8s_openapi::api::core::v1::{Binding, Node, ObjectReference, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 use exitplan_api::core::podutil::is_terminal;
 use exitplan_api::time::{format_rfc3339, truncate_to_seconds};
-use exitplan_control::simulation::scheduler::{choose_node, needs_scheduling};
+use exitplan_control::simulation::scheduler::{NodeUsage, choose_node_by, needs_scheduling};
 
-use super::{PODS_BY_NODE, index_pods_by_node, is_status, node_name};
+use super::{index_pods_by_node, is_status, node_name};
 use crate::context::{Context, Task};
-use crate::informer::{Change, Informer, ObjectKey};
+use crate::informer::{Change, ObjectKey};
 use crate::queue::Queue;
 
 /// The reason of `PodScheduled=False` for a pod no node fits (upstream's).
 pub const REASON_UNSCHEDULABLE: &str = "Unschedulable";
 
-/// Pods bound by this scheduler that the cache still shows unbound: key →
-/// (UID, node).
-type Assumed = Arc<Mutex<HashMap<ObjectKey, (String, String)>>>;
+/// The scheduler's state, under one lock. Updated *after* the cache (the
+/// informer stores, then calls handlers); [`NodeUsage::assume`] reads the
+/// cache under the same lock, so a binding seen by the watch before its call
+/// returns is never counted twice; a decision finding no node records the pod
+/// unschedulable under the same lock as the usage it read, so room freed
+/// after that decision always re-queues it.
+#[derive(Default)]
+struct State {
+    /// The non-terminal pods per node, assumed bindings included.
+    usage: NodeUsage<ObjectKey>,
+    /// Pending pods no node fitted when last decided.
+    unschedulable: HashSet<ObjectKey>,
+}
+
+type Usage = Arc<Mutex<State>>;
 
 #[derive(Clone)]
 struct Scheduler {
     ctx: Context,
     queue: Queue<ObjectKey>,
-    assumed: Assumed,
+    usage: Usage,
 }
 
-/// Queues every pod that still needs a node.
-fn retry_pending(pods: &Informer<Pod>, queue: &Queue<ObjectKey>) {
-    for pod in pods.by_index(PODS_BY_NODE, "") {
-        if needs_scheduling(&pod) {
-            queue.add(ObjectKey::of(&*pod));
-        }
+/// Queues every pod found unschedulable.
+fn retry_unschedulable(usage: &Usage, queue: &Queue<ObjectKey>) {
+    let keys: Vec<ObjectKey> = usage
+        .lock()
+        .map(|s| s.unschedulable.iter().cloned().collect())
+        .unwrap_or_default();
+    for key in keys {
+        queue.add(key);
     }
 }
 
@@ -75,50 +94,58 @@ pub fn register(ctx: &Context) -> Vec<Task> {
     let scheduler = Scheduler {
         ctx: ctx.clone(),
         queue: Queue::new("scheduler"),
-        assumed: Arc::default(),
+        usage: Arc::default(),
     };
     {
         let queue = scheduler.queue.clone();
-        let pods = ctx.informers.pods.clone();
-        let assumed = scheduler.assumed.clone();
-        let forget = move |pod: &Pod| {
-            if let Ok(mut a) = assumed.lock() {
-                a.remove(&ObjectKey::of(pod));
-            }
-        };
-        ctx.informers.pods.on_change(move |change| match change {
-            Change::Added(pod) => {
-                if needs_scheduling(pod) {
-                    queue.add(ObjectKey::of(&**pod));
+        let usage = scheduler.usage.clone();
+        ctx.informers.pods.on_change(move |change| {
+            if let Ok(mut s) = usage.lock() {
+                match change {
+                    Change::Added(pod) | Change::Updated { new: pod, .. } => {
+                        let key = ObjectKey::of(&**pod);
+                        s.usage.observe(&key, pod);
+                        if !needs_scheduling(pod) {
+                            s.unschedulable.remove(&key);
+                        }
+                    }
+                    Change::Deleted(pod) => {
+                        let key = ObjectKey::of(&**pod);
+                        s.usage.forget(&key, pod);
+                        s.unschedulable.remove(&key);
+                    }
                 }
             }
-            Change::Updated { old, new } => {
-                if !node_name(new).is_empty() {
-                    forget(new);
+            match change {
+                Change::Added(pod) => {
+                    if needs_scheduling(pod) {
+                        queue.add(ObjectKey::of(&**pod));
+                    }
                 }
-                if needs_scheduling(new) {
-                    queue.add(ObjectKey::of(&**new));
+                Change::Updated { old, new } => {
+                    if needs_scheduling(new) {
+                        queue.add(ObjectKey::of(&**new));
+                    }
+                    if !node_name(new).is_empty() && !is_terminal(old) && is_terminal(new) {
+                        retry_unschedulable(&usage, &queue);
+                    }
                 }
-                if !node_name(new).is_empty() && !is_terminal(old) && is_terminal(new) {
-                    retry_pending(&pods, &queue);
-                }
-            }
-            Change::Deleted(pod) => {
-                forget(pod);
-                if !node_name(pod).is_empty() && !is_terminal(pod) {
-                    retry_pending(&pods, &queue);
+                Change::Deleted(pod) => {
+                    if !node_name(pod).is_empty() && !is_terminal(pod) {
+                        retry_unschedulable(&usage, &queue);
+                    }
                 }
             }
         });
     }
     {
         let queue = scheduler.queue.clone();
-        let pods = ctx.informers.pods.clone();
+        let usage = scheduler.usage.clone();
         ctx.informers.nodes.on_change(move |change| match change {
-            Change::Added(_) => retry_pending(&pods, &queue),
+            Change::Added(_) => retry_unschedulable(&usage, &queue),
             Change::Updated { old, new } => {
                 if node_changed_for_scheduling(old, new) {
-                    retry_pending(&pods, &queue);
+                    retry_unschedulable(&usage, &queue);
                 }
             }
             Change::Deleted(_) => {}
@@ -137,45 +164,10 @@ impl Scheduler {
             .await;
     }
 
-    /// The load the scheduler sees: every pod's node and phase, with the
-    /// assumed bindings applied.
-    fn load(&self) -> Vec<Pod> {
-        let assumed = self.assumed.lock().map(|a| a.clone()).unwrap_or_default();
-        self.ctx
-            .informers
-            .pods
-            .list()
-            .iter()
-            .map(|p| {
-                let key = ObjectKey::of(&**p);
-                let node = match assumed.get(&key) {
-                    Some((uid, node))
-                        if node_name(p).is_empty()
-                            && p.metadata.uid.as_deref() == Some(uid.as_str()) =>
-                    {
-                        node.clone()
-                    }
-                    _ => node_name(p).to_owned(),
-                };
-                Pod {
-                    spec: Some(PodSpec {
-                        node_name: Some(node).filter(|n| !n.is_empty()),
-                        ..Default::default()
-                    }),
-                    status: Some(PodStatus {
-                        phase: p.status.as_ref().and_then(|s| s.phase.clone()),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                }
-            })
-            .collect()
-    }
-
     fn is_assumed(&self, key: &ObjectKey, pod: &Pod) -> bool {
-        self.assumed.lock().is_ok_and(|a| {
-            a.get(key)
-                .is_some_and(|(uid, _)| pod.metadata.uid.as_deref() == Some(uid.as_str()))
+        self.usage.lock().is_ok_and(|s| {
+            s.usage
+                .is_assumed(key, pod.metadata.uid.as_deref().unwrap_or_default())
         })
     }
 
@@ -186,19 +178,20 @@ impl Scheduler {
         if !needs_scheduling(&pod) || self.is_assumed(key, &pod) {
             return Ok(());
         }
-        let mut nodes: Vec<Node> = self
-            .ctx
-            .informers
-            .nodes
-            .list()
-            .iter()
-            .map(|n| (**n).clone())
-            .collect();
-        nodes.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-        let load = self.load();
+        let nodes: Vec<Arc<Node>> = self.ctx.informers.nodes.list();
+        let chosen = match self.usage.lock() {
+            Ok(mut s) => {
+                let chosen = choose_node_by(&pod, &nodes, |n| s.usage.load(n)).map(str::to_owned);
+                if chosen.is_none() {
+                    s.unschedulable.insert(key.clone());
+                }
+                chosen
+            }
+            Err(_) => None,
+        };
         let ns = key.namespace.as_deref().unwrap_or("default");
         let api: Api<Pod> = Api::namespaced(self.ctx.client.clone(), ns);
-        match choose_node(&pod, &nodes, &load) {
+        match chosen {
             Some(node) => {
                 let binding = Binding {
                     metadata: ObjectMeta {
@@ -210,7 +203,7 @@ impl Scheduler {
                     target: ObjectReference {
                         api_version: Some("v1".to_owned()),
                         kind: Some("Node".to_owned()),
-                        name: Some(node.to_owned()),
+                        name: Some(node.clone()),
                         ..Default::default()
                     },
                 };
@@ -225,10 +218,11 @@ impl Scheduler {
                 {
                     Ok(_) => {
                         tracing::info!(pod = %key, node, "scheduled");
-                        if let (Ok(mut a), Some(uid)) =
-                            (self.assumed.lock(), pod.metadata.uid.clone())
-                        {
-                            a.insert(key.clone(), (uid, node.to_owned()));
+                        if let Ok(mut s) = self.usage.lock() {
+                            let cached = self.ctx.informers.pods.get(key);
+                            let uid = pod.metadata.uid.as_deref().unwrap_or_default();
+                            s.usage.assume(key, uid, &node, cached.as_deref());
+                            s.unschedulable.remove(key);
                         }
                         Ok(())
                     }

@@ -77,6 +77,9 @@ pub const EVENT_REPORTER: &str = "job-controller";
 pub const EVENT_INSTANCE: &str = "exitplan-job-controller";
 /// Metric counting pods handled by a pod failure policy rule, by action.
 pub const POLICY_ACTIONS_METRIC: &str = "job_controller_pod_failures_handled_by_failure_policy";
+/// Metric counting Job syncs (of a Job in the cache); exposed with the
+/// counter suffix as `job_controller_job_syncs_total`.
+pub const SYNCS_METRIC: &str = "job_controller_job_syncs";
 
 /// Why a sync failed (retried with the queue's back-off).
 #[derive(Debug, thiserror::Error)]
@@ -273,6 +276,7 @@ struct JobController {
     finalizers: Arc<FinalizerExpectations>,
     backoff: Arc<Mutex<HashMap<ObjectKey, BackoffRecord>>>,
     policy_actions: Family<Labels, Counter>,
+    syncs: Counter,
 }
 
 fn controller_ref(pod: &Pod) -> Option<&OwnerReference> {
@@ -297,6 +301,9 @@ pub fn register(ctx: &Context) -> Vec<Task> {
             policy_actions.clone(),
         )
     });
+    let syncs = Counter::default();
+    ctx.metrics
+        .registry(|r| r.register(SYNCS_METRIC, "The number of Job syncs", syncs.clone()));
     let c = JobController {
         client: ctx.client.clone(),
         clock: ctx.clock.clone(),
@@ -308,6 +315,7 @@ pub fn register(ctx: &Context) -> Vec<Task> {
         finalizers: Arc::new(FinalizerExpectations::default()),
         backoff: Arc::new(Mutex::new(HashMap::new())),
         policy_actions,
+        syncs,
     };
     c.pods.add_index(CONTROLLER_UID_INDEX, |p: &Pod| {
         controller_ref(p)
@@ -612,6 +620,7 @@ impl JobController {
             self.set_backoff(key, None);
             return Ok(());
         };
+        self.syncs.inc();
         // Expectations first, then the pods: an observation racing with the
         // read can only make the sync more conservative.
         let now = self.clock.now();

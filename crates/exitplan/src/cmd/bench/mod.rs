@@ -4,6 +4,7 @@
 
 pub mod apiserver;
 pub mod drain;
+pub mod jobs;
 mod measure;
 
 use std::process::ExitCode;
@@ -17,6 +18,8 @@ pub enum BenchCommand {
     Apiserver(apiserver::ApiserverArgs),
     /// The whole eviction loop in-process: end-to-end evictions/s, latency, RSS.
     Drain(drain::DrainArgs),
+    /// Jobs with failure policies under chaos: time to converge, Job syncs/s.
+    Jobs(jobs::JobsArgs),
 }
 
 /// Runs one benchmark.
@@ -24,5 +27,6 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCommand::Apiserver(args) => apiserver::run(args),
         BenchCommand::Drain(args) => drain::run(args),
+        BenchCommand::Jobs(args) => jobs::run(args),
     }
 }
