@@ -4,7 +4,8 @@
 //!
 //! Controllers register indexes and handlers before [`Informer::run`] starts
 //! the watch; several controllers share one informer per resource, so a
-//! 10,000-pod cluster is cached once.
+//! 10,000-pod cluster is cached once. Cached objects carry no
+//! `metadata.managedFields`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
@@ -298,16 +299,25 @@ where
                 Ok(Event::Init) => listing = Some(HashMap::new()),
                 Ok(Event::InitApply(obj)) => {
                     if let Some(l) = listing.as_mut() {
-                        l.insert(ObjectKey::of(&obj), obj);
+                        l.insert(ObjectKey::of(&obj), without_managed_fields(obj));
                     }
                 }
                 Ok(Event::InitDone) => self.replace(listing.take().unwrap_or_default()),
-                Ok(Event::Apply(obj)) => self.apply(obj),
-                Ok(Event::Delete(obj)) => self.delete(obj),
+                Ok(Event::Apply(obj)) => self.apply(without_managed_fields(obj)),
+                Ok(Event::Delete(obj)) => self.delete(without_managed_fields(obj)),
                 Err(e) => {
                     tracing::warn!(kind = K::kind(&Default::default()).as_ref(), error = %e, "watch failed; retrying")
                 }
             }
         }
     }
+}
+
+/// `obj` without `metadata.managedFields`, as cached (client-go's
+/// `TransformStripManagedFields`): no controller reads them from the cache,
+/// and with several Server-Side Apply managers they are often the larger part
+/// of an object.
+fn without_managed_fields<K: Resource>(mut obj: K) -> K {
+    obj.meta_mut().managed_fields = None;
+    obj
 }
