@@ -310,7 +310,11 @@ async fn completes_after_three_successes_with_finalizers_labels_owner_and_event(
     for (_, status, reason, message) in conditions(&done) {
         assert_eq!(
             (status.as_str(), reason.as_str(), message.as_str()),
-            ("True", "CompletionsReached", "Reached expected number of succeeded pods")
+            (
+                "True",
+                "CompletionsReached",
+                "Reached expected number of succeeded pods"
+            )
         );
     }
     assert_eq!(succeeded(&done), 3);

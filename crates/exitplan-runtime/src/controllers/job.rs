@@ -56,8 +56,11 @@ use crate::queue::Queue;
 
 /// Index of pods by the UID of their controller owner reference.
 const CONTROLLER_UID_INDEX: &str = "job/controller-uid";
-/// Index of pods and of Jobs by namespace.
+/// Index of Jobs by namespace.
 const NAMESPACE_INDEX: &str = "job/namespace";
+/// Pod index: the namespace of each pod without a controller reference
+/// (the orphans a Job may adopt).
+const ORPHAN_INDEX: &str = "job/orphans";
 
 /// Name of the Job work queue.
 pub const QUEUE_NAME: &str = "job";
@@ -322,8 +325,13 @@ pub fn register(ctx: &Context) -> Vec<Task> {
             .map(|r| vec![r.uid.clone()])
             .unwrap_or_default()
     });
-    c.pods
-        .add_index(NAMESPACE_INDEX, |p: &Pod| namespace_of(&p.metadata));
+    c.pods.add_index(ORPHAN_INDEX, |p: &Pod| {
+        if controller_ref(p).is_none() {
+            namespace_of(&p.metadata)
+        } else {
+            Vec::new()
+        }
+    });
     c.jobs
         .add_index(NAMESPACE_INDEX, |j: &Job| namespace_of(&j.metadata));
     let h = c.clone();
@@ -507,10 +515,15 @@ impl JobController {
     /// fails the sync (retried), as upstream's aggregate error.
     async fn claim(&self, key: &ObjectKey, job: &Job) -> Result<Vec<Pod>, SyncError> {
         let ns = key.namespace.clone().unwrap_or_default();
+        // The only pods a claim can keep, adopt or release: those the Job
+        // controls and the namespace's orphans (a pod with another
+        // controller is never claimed), not every pod of the namespace.
+        let uid = job.metadata.uid.as_deref().unwrap_or_default();
         let cached: Vec<Pod> = self
             .pods
-            .by_index(NAMESPACE_INDEX, &ns)
+            .by_index(CONTROLLER_UID_INDEX, uid)
             .iter()
+            .chain(self.pods.by_index(ORPHAN_INDEX, &ns).iter())
             .map(|p| Pod::clone(p))
             .collect();
         let claims = claim_pods(job, &cached).map_err(|source| SyncError::Selector {

@@ -1,8 +1,8 @@
 //! `exitplan bench drain`: end-to-end evictions/s of the whole control loop,
 //! in one process, on the real clock.
 //!
-//! An embedded API server (in-memory store, or `--durable` on disk in a
-//! temporary directory), a kube-rs client on its router, and the runtime with
+//! An embedded API server (its store on disk in a fresh temporary directory,
+//! as `exitplan up` runs it, or `--in-memory`), a kube-rs client on its router, and the runtime with
 //! the evictionrequest-controller, the default imperative evictor, the
 //! disruption controller, the garbage collector, the scheduler and `--nodes`
 //! simulated nodes. `--pods` pods (no responders declared, so only the default
@@ -58,10 +58,11 @@ pub struct DrainArgs {
     /// Simulated nodes (`node-1` … `node-N`) the scheduler spreads them over.
     #[arg(long, default_value_t = 100)]
     pub nodes: usize,
-    /// Store on disk (a fresh temporary directory; every write acknowledged
-    /// after its commit is durable) instead of in memory.
+    /// Keep the store in memory instead of on disk (a fresh temporary
+    /// directory; every write acknowledged after its commit is durable). The
+    /// in-memory store also holds its 5-minute watch history in memory.
     #[arg(long)]
-    pub durable: bool,
+    pub in_memory: bool,
     /// Concurrent client tasks creating the pods and the requests.
     #[arg(long, default_value_t = 16)]
     pub clients: usize,
@@ -181,8 +182,7 @@ pub fn run(args: DrainArgs) -> Result<ExitCode> {
     if std::env::var_os("RUST_LOG").is_some() {
         crate::process::init_logging();
     }
-    let dir = args
-        .durable
+    let dir = (!args.in_memory)
         .then(|| std::env::temp_dir().join(format!("exitplan-bench-drain-{}", std::process::id())));
     if let Some(d) = &dir {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
