@@ -1312,3 +1312,170 @@ async fn a_job_being_deleted_adopts_nothing_even_when_its_cache_is_stale() {
     let j = c.api::<Job>().get("del").await.expect("job");
     assert!(j.metadata.deletion_timestamp.is_some());
 }
+
+// ---- 8: finalizer expectations read before the pods ----------------------
+
+/// The race the bench found under load (`exitplan bench jobs`, 1000 Jobs:
+/// `status.succeeded` / `status.failed` and the Ignore metric one or two
+/// above the pods): a sync reads the cached pods while the pod informer
+/// still shows a counted pod with its tracking finalizer, then the removal
+/// is observed (clearing the finalizer expectation) before the sync reads
+/// the expectations — the pod looks new and finished and is counted again.
+///
+/// Played deterministically: the pod watch is held from the controller's
+/// finalizer removal of `a` on (its Job status write, phase 3, arrives
+/// first, as a lagging pod watch does), and an orphan the Job adopts gives
+/// the racing sync an await (the adoption's fresh GET of the Job) between
+/// its pod read and the rest, during which the held events are delivered.
+#[tokio::test(start_paused = true)]
+async fn finalizer_removal_observed_during_a_sync_is_not_counted_twice() {
+    use futures_util::StreamExt;
+    use tokio::sync::{Notify, watch};
+
+    #[derive(Default)]
+    struct Race {
+        /// Name of the pod whose finalizer removal closes the pod watch.
+        pod: Mutex<Option<String>>,
+        /// Hold the next Job status PUT until `go`.
+        hold_status: AtomicBool,
+        held: Notify,
+        go: Notify,
+        /// Set once the pod watch is held: the next GET of the Job opens it
+        /// and waits for `resume`.
+        gated: AtomicBool,
+        opened: Notify,
+        resume: Notify,
+    }
+    let race = Arc::new(Race::default());
+    let (gate_tx, gate_rx) = watch::channel(false);
+    let gate_tx = Arc::new(gate_tx);
+    let r = race.clone();
+    let c = Cluster::start_wrapped(&[Component::Job], &[], move |router| {
+        let svc = tower::service_fn(move |req: Request<kube::client::Body>| {
+            let (router, race, gate_tx, gate_rx) =
+                (router.clone(), r.clone(), gate_tx.clone(), gate_rx.clone());
+            async move {
+                let path = req.uri().path().to_owned();
+                let query = req.uri().query().unwrap_or_default().to_owned();
+                let method = req.method().clone();
+                if method == Method::PUT
+                    && path == "/apis/batch/v1/namespaces/default/jobs/race/status"
+                    && race.hold_status.swap(false, Ordering::SeqCst)
+                {
+                    race.held.notify_one();
+                    race.go.notified().await;
+                }
+                let target = race.pod.lock().expect("lock").clone();
+                if method == Method::PATCH
+                    && target
+                        .is_some_and(|p| path == format!("/api/v1/namespaces/default/pods/{p}"))
+                    && !race.gated.swap(true, Ordering::SeqCst)
+                {
+                    gate_tx.send_replace(true);
+                }
+                if method == Method::GET
+                    && path == "/apis/batch/v1/namespaces/default/jobs/race"
+                    && race.gated.load(Ordering::SeqCst)
+                    && *gate_tx.borrow()
+                {
+                    gate_tx.send_replace(false);
+                    race.opened.notify_one();
+                    race.resume.notified().await;
+                }
+                let pod_watch =
+                    method == Method::GET && path == "/api/v1/pods" && query.contains("watch=true");
+                let phase3 = method == Method::PUT
+                    && path == "/apis/batch/v1/namespaces/default/jobs/race/status"
+                    && *gate_tx.borrow();
+                let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
+                if phase3 {
+                    // The Job watch delivers the counted status before the
+                    // sync that wrote it ends (the next one reads it).
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                if !pod_watch {
+                    return Ok::<_, Infallible>(resp);
+                }
+                // The pod watch: each chunk waits while the gate is closed.
+                let (parts, body) = resp.into_parts();
+                let held = body.into_data_stream().then(move |chunk| {
+                    let mut rx = gate_rx.clone();
+                    async move {
+                        let _ = rx.wait_for(|closed| !*closed).await;
+                        chunk
+                    }
+                });
+                Ok(Response::from_parts(
+                    parts,
+                    axum::body::Body::from_stream(held),
+                ))
+            }
+        });
+        kube::Client::new(svc, "default")
+    })
+    .await;
+
+    let job: Job = c
+        .create(job_json(
+            "race",
+            json!({"parallelism": 2, "completions": 2}),
+        ))
+        .await;
+    let pods = wait_active(&c, "race", 2).await;
+    let a = pods[0].clone();
+    eventually("the Job's status shows 2 active", LIMIT, || async {
+        let j = get_job(&c, "race").await;
+        (j.status.and_then(|s| s.active) == Some(2)).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let selector = job
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.as_ref())
+        .and_then(|s| s.match_labels.clone())
+        .expect("generated selector");
+
+    // a succeeds; the sync counting it is held at its first status write
+    // (phase 1) while an orphan the Job selects reaches the pod cache.
+    *race.pod.lock().expect("lock") = Some(name(&a));
+    race.hold_status.store(true, Ordering::SeqCst);
+    terminate(&c, &name(&a), 0, vec![]).await;
+    race.held.notified().await;
+    c.create::<Pod>(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "race-orphan", "namespace": "default", "labels": selector},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]}
+    }))
+    .await;
+    let pods_cache = c.ctx.informers.pods.clone();
+    eventually("the orphan in the pod cache", LIMIT, || async {
+        pods_cache
+            .get(&exitplan_runtime::informer::ObjectKey::new(
+                Some("default"),
+                "race-orphan",
+            ))
+            .map(|_| ())
+    })
+    .await;
+    race.go.notify_one();
+
+    // The next sync adopts the orphan; during its re-check GET the held pod
+    // events (a's finalizer removal) are delivered.
+    race.opened.notified().await;
+    let a_key = exitplan_runtime::informer::ObjectKey::new(Some("default"), &name(&a));
+    eventually("a's finalizer removal observed", LIMIT, || async {
+        pods_cache
+            .get(&a_key)
+            .filter(|p| !has_finalizer(p))
+            .map(|_| ())
+    })
+    .await;
+    race.resume.notify_one();
+
+    // Settled: a counted once, nothing uncounted.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let j = get_job(&c, "race").await;
+    assert_eq!(succeeded(&j), 1, "{:?}", j.status);
+    assert_eq!(uncounted(&j), (vec![], vec![]), "{:?}", j.status);
+}

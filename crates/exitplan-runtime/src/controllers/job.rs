@@ -635,16 +635,22 @@ impl JobController {
         };
         self.syncs.inc();
         // Expectations first, then the pods: an observation racing with the
-        // read can only make the sync more conservative.
+        // read can only make the sync more conservative. The informer
+        // updates its cache before it calls the handlers that lower them,
+        // so an expectation already gone here is a change the pods read
+        // below include. Read after the pods (as upstream does), a finalizer
+        // removal observed in between (e.g. during an adoption's requests)
+        // would leave a counted pod in the pods with its finalizer but no
+        // longer expected: counted again.
         let now = self.clock.now();
         let satisfied = self.expectations.satisfied(key, now);
+        let expected_rm = self.finalizers.expected(key);
         // A skipped sync (finished, managed elsewhere) claims nothing.
         let pods = if skip_reason(&job).is_none() {
             self.claim(key, &job).await?
         } else {
             Vec::new()
         };
-        let expected_rm = self.finalizers.expected(key);
         let backoff = self.backoff_of(key);
         let input = SyncInput {
             job: &job,

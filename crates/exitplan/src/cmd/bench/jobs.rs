@@ -150,9 +150,58 @@ struct Chaos {
     to_evict: HashSet<String>,
     /// Every pod's last outcome (by UID).
     outcomes: HashMap<String, Outcome>,
+    /// Every pod's Job, name and observed states (by UID), to explain a
+    /// Job whose counters do not match its pods.
+    traces: HashMap<String, Trace>,
     /// Scripted failures / evictions decided.
     fails: usize,
     evictions: usize,
+}
+
+/// One pod as the agent saw it over time.
+#[derive(Clone, Debug, Default)]
+struct Trace {
+    job: String,
+    name: String,
+    /// Distinct consecutive observed states (see [`state`]).
+    states: Vec<String>,
+}
+
+/// A compact rendering of what the agent saw of a pod: phase, exit code of
+/// `main`, `DisruptionTarget`, deletion, tracking finalizer.
+fn state(pod: &Pod, deleted: bool) -> String {
+    let mut s = phase(pod).to_owned();
+    let exit = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_deref())
+        .and_then(|cs| cs.iter().find(|c| c.name == "main"))
+        .and_then(|c| c.state.as_ref()?.terminated.as_ref())
+        .map(|t| t.exit_code);
+    if let Some(code) = exit {
+        s.push_str(&format!("({code})"));
+    }
+    if has_condition(
+        pod.status.as_ref().and_then(|s| s.conditions.as_deref()),
+        "DisruptionTarget",
+    ) {
+        s.push_str("+DT");
+    }
+    if pod.metadata.deletion_timestamp.is_some() {
+        s.push_str("+deleting");
+    }
+    let fin = pod
+        .metadata
+        .finalizers
+        .as_deref()
+        .is_some_and(|f| f.iter().any(|f| f == "batch.kubernetes.io/job-tracking"));
+    if fin {
+        s.push_str("+fin");
+    }
+    if deleted {
+        s.push_str("+GONE");
+    }
+    s
 }
 
 /// FNV-1a over the seed, the Job's name and the ordinal: a draw in 0..100.
@@ -270,6 +319,15 @@ impl Chaos {
         if deleted {
             self.to_evict.remove(&uid);
         }
+        let st = state(pod, deleted);
+        let trace = self.traces.entry(uid.clone()).or_insert_with(|| Trace {
+            job: job.to_owned(),
+            name: pod.metadata.name.clone().unwrap_or_default(),
+            states: Vec::new(),
+        });
+        if trace.states.last() != Some(&st) {
+            trace.states.push(st);
+        }
         let o = outcome(pod, deleted);
         // Once finished, a pod stays as it finished (its deletion after the
         // Job counted it changes nothing).
@@ -281,6 +339,67 @@ impl Chaos {
 
     fn count(&self, o: Outcome) -> usize {
         self.outcomes.values().filter(|v| **v == o).count()
+    }
+
+    /// The Jobs whose `status.succeeded` / `status.failed` differ from the
+    /// pods the agent saw succeed / fail without `DisruptionTarget`, each
+    /// rendered with its pods (UID, name, outcome, observed states).
+    fn mismatches(&self, jobs: &[Arc<Job>], listed: &[Pod]) -> Vec<String> {
+        let mut by_job: HashMap<&str, Vec<(&String, &Trace)>> = HashMap::new();
+        for (uid, t) in &self.traces {
+            by_job.entry(t.job.as_str()).or_default().push((uid, t));
+        }
+        let mut out = Vec::new();
+        for j in jobs {
+            let name = j.metadata.name.as_deref().unwrap_or_default();
+            let status = j.status.clone().unwrap_or_default();
+            let mut pods = by_job.remove(name).unwrap_or_default();
+            pods.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+            let seen = |o: Outcome| {
+                pods.iter()
+                    .filter(|(uid, _)| self.outcomes.get(*uid) == Some(&o))
+                    .count()
+            };
+            let (s, f) = (seen(Outcome::Succeeded), seen(Outcome::Failed));
+            let (ss, sf) = (status.succeeded.unwrap_or(0), status.failed.unwrap_or(0));
+            if i64::from(ss) == i64::try_from(s).unwrap_or(-1)
+                && i64::from(sf) == i64::try_from(f).unwrap_or(-1)
+            {
+                continue;
+            }
+            let conditions: Vec<String> = status
+                .conditions
+                .iter()
+                .flatten()
+                .filter(|c| c.status == "True")
+                .map(|c| format!("{}/{}", c.type_, c.reason.as_deref().unwrap_or_default()))
+                .collect();
+            let mut text = format!(
+                "Job {name}: status succeeded={ss} failed={sf} (agent saw {s} succeeded, {f} failed), \
+                 uncounted={:?}, conditions {conditions:?}",
+                status.uncounted_terminated_pods
+            );
+            for (uid, t) in &pods {
+                let o = self.outcomes.get(*uid).copied().unwrap_or(Outcome::Active);
+                text.push_str(&format!(
+                    "\n    pod {} {uid} {o:?}: {}",
+                    t.name,
+                    t.states.join(" -> ")
+                ));
+            }
+            for p in listed {
+                let uid = p.metadata.uid.as_deref().unwrap_or_default();
+                if job_of(p) == Some(name) && !self.traces.contains_key(uid) {
+                    text.push_str(&format!(
+                        "\n    pod {} {uid} NEVER SEEN by the informer, listed now: {}",
+                        p.metadata.name.as_deref().unwrap_or_default(),
+                        state(p, false)
+                    ));
+                }
+            }
+            out.push(text);
+        }
+        out
     }
 }
 
@@ -674,6 +793,25 @@ async fn bench(dir: Option<&std::path::Path>, args: &JobsArgs) -> Result<bool> {
         mib(rss_kib()),
         mib(peak_rss_kib())
     );
+    if !adds_up {
+        // A fresh LIST, to show pods the informer never delivered.
+        let listed = Api::<Pod>::namespaced(client.clone(), NAMESPACE)
+            .list(&Default::default())
+            .await
+            .map(|l| l.items)
+            .unwrap_or_default();
+        let mismatches = chaos
+            .lock()
+            .map(|c| c.mismatches(&jobs, &listed))
+            .unwrap_or_default();
+        println!(
+            "  Jobs whose counters differ from their pods: {}",
+            mismatches.len()
+        );
+        for m in mismatches.iter().take(20) {
+            println!("  {m}");
+        }
+    }
     executor.abort();
     rt.shutdown().await;
     server.shutdown();
