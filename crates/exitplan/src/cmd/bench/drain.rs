@@ -33,14 +33,12 @@ use kube::api::{Api, PostParams};
 use kube::runtime::watcher;
 use serde_json::json;
 
-use exitplan_apiserver::server::Server;
-use exitplan_apiserver::storage::Store;
 use exitplan_clock::{SharedClock, SystemClock};
 use exitplan_runtime::context::Context;
 use exitplan_runtime::informer::Change;
 use exitplan_runtime::runtime::{Component, Runtime, RuntimeConfig};
 
-use super::measure::{mib, peak_rss_kib, percentile, rss_kib, runtime};
+use super::measure::{in_process, mib, peak_rss_kib, percentile, rss_kib, runtime};
 
 /// The namespace of the pods and requests.
 const NAMESPACE: &str = "default";
@@ -244,20 +242,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<()> {
     );
     let setup_start = Instant::now();
     let clock: SharedClock = Arc::new(SystemClock);
-    let store = match dir {
-        Some(d) => {
-            let db = d.join("exitplan.redb");
-            Store::open(&db).with_context(|| format!("opening {}", db.display()))?
-        }
-        None => Store::in_memory()?,
-    };
-    let server = Server::builder()
-        .store(store)
-        .clock(clock.clone())
-        .build()
-        .await?;
-    let client = kube::Client::new(server.router(), "default");
-    let ctx = Context::new(client.clone(), clock);
+    let (server, client, ctx) = in_process(dir, clock).await?;
     let seen = Arc::new(Seen::default());
     ctx.informers.pods.on_change(counter(&seen, |s| &s.pods));
     ctx.informers

@@ -61,14 +61,12 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use exitplan_apiserver::server::Server;
-use exitplan_apiserver::storage::Store;
 use exitplan_clock::{SharedClock, SystemClock, TokioClock};
 use exitplan_runtime::context::Context;
 use exitplan_runtime::informer::{Change, ObjectKey};
 use exitplan_runtime::runtime::{Component, Runtime, RuntimeConfig};
 
-use super::measure::{mib, peak_rss_kib, percentile, rss_kib, runtime};
+use super::measure::{in_process, mib, peak_rss_kib, percentile, rss_kib, runtime};
 
 /// The namespace of the Jobs.
 const NAMESPACE: &str = "default";
@@ -575,20 +573,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &JobsArgs) -> Result<bool> {
     } else {
         Arc::new(SystemClock)
     };
-    let store = match dir {
-        Some(d) => {
-            let db = d.join("exitplan.redb");
-            Store::open(&db).with_context(|| format!("opening {}", db.display()))?
-        }
-        None => Store::in_memory()?,
-    };
-    let server = Server::builder()
-        .store(store)
-        .clock(clock.clone())
-        .build()
-        .await?;
-    let client = kube::Client::new(server.router(), "default");
-    let ctx = Context::new(client.clone(), clock);
+    let (server, client, ctx) = in_process(dir, clock).await?;
 
     // The chaos agent: decisions in the pod informer's handler, API calls
     // in the executor.

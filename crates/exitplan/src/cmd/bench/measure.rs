@@ -1,7 +1,38 @@
 //! Measuring helpers shared by the benchmarks: resident memory, percentiles,
-//! a multi-threaded runtime the size of the machine's budget.
+//! a multi-threaded runtime the size of the machine's budget, the in-process
+//! API server.
 
+use std::path::Path;
 use std::time::Duration;
+
+use anyhow::Context as _;
+use exitplan_apiserver::server::Server;
+use exitplan_apiserver::storage::Store;
+use exitplan_clock::SharedClock;
+use exitplan_runtime::context::Context;
+
+/// An embedded API server — its store durable in `dir`, or in memory — with
+/// a kube-rs client on its router and a runtime context on `clock`.
+pub async fn in_process(
+    dir: Option<&Path>,
+    clock: SharedClock,
+) -> anyhow::Result<(Server, kube::Client, Context)> {
+    let store = match dir {
+        Some(d) => {
+            let db = d.join("exitplan.redb");
+            Store::open(&db).with_context(|| format!("opening {}", db.display()))?
+        }
+        None => Store::in_memory()?,
+    };
+    let server = Server::builder()
+        .store(store)
+        .clock(clock.clone())
+        .build()
+        .await?;
+    let client = kube::Client::new(server.router(), "default");
+    let ctx = Context::new(client.clone(), clock);
+    Ok((server, client, ctx))
+}
 
 /// The process's resident set size in KiB (`VmRSS`; 0 where /proc is absent).
 pub fn rss_kib() -> u64 {
