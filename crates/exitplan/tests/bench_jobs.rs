@@ -46,7 +46,7 @@ fn assert_adds_up(out: &str, r: &HashMap<String, i64>, jobs: i64, pods_per_job: 
     assert_eq!(f("pods_active"), 0, "{out}");
     assert_eq!(
         f("pods"),
-        f("pods_succeeded") + f("pods_failed") + f("pods_disrupted"),
+        f("pods_succeeded") + f("pods_failed") + f("pods_disrupted") + f("pods_removed"),
         "{out}"
     );
     // A Complete Job has all its completions.

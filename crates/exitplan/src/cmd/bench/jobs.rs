@@ -131,6 +131,10 @@ enum Outcome {
     Failed,
     /// Carries `DisruptionTarget=True` and did not succeed.
     Disrupted,
+    /// Released by its Job unfinished (tracking finalizer removed while
+    /// Pending/Running and not being deleted: an excess pod `manageJob`
+    /// deletes), then gone: not a failure, upstream counts nothing.
+    Removed,
 }
 
 /// An action for the chaos executor.
@@ -148,6 +152,9 @@ struct Chaos {
     to_evict: HashSet<String>,
     /// Every pod's last outcome (by UID).
     outcomes: HashMap<String, Outcome>,
+    /// Pods whose finalizer went while they were unfinished and not
+    /// being deleted (by UID).
+    released: HashSet<String>,
     /// Every pod's Job, name and observed states (by UID), to explain a
     /// Job whose counters do not match its pods.
     traces: HashMap<String, Trace>,
@@ -326,7 +333,23 @@ impl Chaos {
         if trace.states.last() != Some(&st) {
             trace.states.push(st);
         }
-        let o = outcome(pod, deleted);
+        let tracked = pod
+            .metadata
+            .finalizers
+            .as_deref()
+            .is_some_and(|f| f.iter().any(|f| f == "batch.kubernetes.io/job-tracking"));
+        if !deleted
+            && !tracked
+            && matches!(phase(pod), "Pending" | "Running" | "")
+            && pod.metadata.deletion_timestamp.is_none()
+        {
+            self.released.insert(uid.clone());
+        }
+        let mut o = outcome(pod, deleted);
+        if o == Outcome::Failed && deleted && phase(pod) != "Failed" && self.released.contains(&uid)
+        {
+            o = Outcome::Removed;
+        }
         // Once finished, a pod stays as it finished (its deletion after the
         // Job counted it changes nothing).
         let entry = self.outcomes.entry(uid).or_insert(Outcome::Active);
@@ -716,11 +739,18 @@ async fn bench(dir: Option<&std::path::Path>, args: &JobsArgs) -> Result<bool> {
                     c.count(Outcome::Failed),
                     c.count(Outcome::Disrupted),
                     c.count(Outcome::Active),
+                    c.count(Outcome::Removed),
                 ],
             )
         })
         .unwrap_or_default();
-    let [pod_succeeded, pod_failed, pod_disrupted, pod_active] = outcomes;
+    let [
+        pod_succeeded,
+        pod_failed,
+        pod_disrupted,
+        pod_active,
+        pod_removed,
+    ] = outcomes;
     let created = pods_seen.load(Ordering::Relaxed);
 
     if stalled {
@@ -750,7 +780,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &JobsArgs) -> Result<bool> {
     );
     println!(
         "  pods: {created} created; chaos drew {fails} exit-code failures and {evictions} disruptions; \
-         outcomes: {pod_succeeded} succeeded, {pod_failed} failed, {pod_disrupted} disrupted, {pod_active} still active"
+         outcomes: {pod_succeeded} succeeded, {pod_failed} failed, {pod_disrupted} disrupted, {pod_removed} removed unfinished by their Job (excess), {pod_active} still active"
     );
     println!(
         "  failures: {failed_total} counted (sum of status.failed; {counted_by_rule} by the Count rule), \
@@ -769,7 +799,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &JobsArgs) -> Result<bool> {
         "  result: jobs={} complete={complete} failed_jobs={failed_jobs} pods={created} \
          counted={failed_total} ignored={ignored} succeeded={succeeded_total} \
          pods_succeeded={pod_succeeded} pods_failed={pod_failed} pods_disrupted={pod_disrupted} \
-         pods_active={pod_active} drawn_fail={fails} drawn_disrupt={evictions} syncs={syncs}",
+         pods_active={pod_active} pods_removed={pod_removed} drawn_fail={fails} drawn_disrupt={evictions} syncs={syncs}",
         finished.len(),
     );
     println!(
