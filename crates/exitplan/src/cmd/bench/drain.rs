@@ -38,7 +38,7 @@ use exitplan_runtime::context::Context;
 use exitplan_runtime::informer::Change;
 use exitplan_runtime::runtime::{Component, Runtime, RuntimeConfig};
 
-use super::measure::{in_process, mib, peak_rss_kib, percentile, rss_kib, runtime};
+use super::measure::{in_process, mib, peak_rss_kib, percentile, rss_kib, runtime, storage_label};
 
 /// The namespace of the pods and requests.
 const NAMESPACE: &str = "default";
@@ -232,10 +232,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<()> {
     } else {
         "release build"
     };
-    let storage = match dir {
-        Some(d) => format!("durable store in {}", d.display()),
-        None => "in-memory store".to_owned(),
-    };
+    let storage = storage_label(dir);
     println!(
         "exitplan bench drain ({profile}; 2 tokio workers; {storage}; {} pods on {} nodes, {} clients)",
         args.pods, args.nodes, args.clients

@@ -66,7 +66,7 @@ use exitplan_runtime::context::Context;
 use exitplan_runtime::informer::{Change, ObjectKey};
 use exitplan_runtime::runtime::{Component, Runtime, RuntimeConfig};
 
-use super::measure::{in_process, mib, peak_rss_kib, percentile, rss_kib, runtime};
+use super::measure::{in_process, mib, peak_rss_kib, percentile, rss_kib, runtime, storage_label};
 
 /// The namespace of the Jobs.
 const NAMESPACE: &str = "default";
@@ -575,10 +575,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &JobsArgs) -> Result<bool> {
     } else {
         "release build"
     };
-    let storage = match dir {
-        Some(d) => format!("durable store in {}", d.display()),
-        None => "in-memory store".to_owned(),
-    };
+    let storage = storage_label(dir);
     println!(
         "exitplan bench jobs ({profile}; {storage}; {} Jobs x {} pods on {} nodes; \
          {}% fail by exit code, {}% disrupted; backoffLimit {}; run {}; seed {})",

@@ -11,6 +11,14 @@ use exitplan_apiserver::storage::Store;
 use exitplan_clock::SharedClock;
 use exitplan_runtime::context::Context;
 
+/// How the figures' header names the store [`in_process`] runs on `dir`.
+pub fn storage_label(dir: Option<&Path>) -> String {
+    match dir {
+        Some(d) => format!("durable store in {}", d.display()),
+        None => "in-memory store".to_owned(),
+    }
+}
+
 /// An embedded API server — its store durable in `dir`, or in memory — with
 /// a kube-rs client on its router and a runtime context on `clock`.
 pub async fn in_process(
