@@ -67,10 +67,38 @@ fn twenty_jobs_converge_and_the_failure_counts_add_up() {
 }
 
 #[test]
+fn by_default_only_the_first_attempts_fail_and_every_replacement_succeeds() {
+    // Every one of the 5 x 2 first attempts fails or is disrupted; their
+    // replacements get no fate and succeed: 10 draws, 20 pods, every Job
+    // Complete (at most 2 counted failures, backoffLimit 6). Were
+    // replacements drawn too, no pod would ever succeed.
+    let args = [
+        "--jobs",
+        "5",
+        "--pods-per-job",
+        "2",
+        "--nodes",
+        "2",
+        "--fail-percent",
+        "50",
+        "--disrupt-percent",
+        "50",
+    ];
+    let (out, r) = bench(&args);
+    assert_adds_up(&out, &r, 5, 2);
+    assert_eq!(r["drawn_fail"] + r["drawn_disrupt"], 10, "{out}");
+    assert_eq!(r["pods"], 20, "{out}");
+    assert_eq!(r["counted"] + r["ignored"], 10, "{out}");
+    assert_eq!(r["complete"], 5, "{out}");
+}
+
+#[test]
 fn jobs_out_of_retries_fail_and_their_failures_still_add_up() {
-    // Half the pods fail, one retry allowed: some Jobs fail (their remaining
-    // pods deleted and counted as failed), some complete.
+    // Half the pods fail, replacements too, one retry allowed: some Jobs
+    // fail (their remaining pods deleted and counted as failed), some
+    // complete.
     let (out, r) = bench(&[
+        "--chaos-replacements",
         "--jobs",
         "12",
         "--pods-per-job",

@@ -19,7 +19,9 @@
 //! ```
 //!
 //! Each pod runs `--run` (`sim.exitplan.io/run`, 2 s) and succeeds. The bench
-//! is the chaos agent: for every pod a Job creates — replacements included —
+//! is the chaos agent: for each of the `--jobs` × `--pods-per-job` pods of the
+//! workload (each Job's first `--pods-per-job` pods; with
+//! `--chaos-replacements`, every pod a Job creates, replacements included)
 //! a seeded deterministic draw on (seed, Job name, the pod's ordinal among its
 //! Job's pods as seen by the agent) makes `--fail-percent` of them fail (its
 //! annotation `sim.exitplan.io/exit-code` patched to 42 when it is created;
@@ -29,7 +31,9 @@
 //! stops the pod, exit 143, phase Failed). Disrupted pods are ignored by the
 //! policy and replaced, failed ones count towards `backoffLimit`; both
 //! replacements wait the Job controller's pod-failure back-off (10 s,
-//! doubling), which dominates the time to converge.
+//! doubling per failure since the Job's last success), which dominates the
+//! time to converge. Replacements succeed unless `--chaos-replacements`
+//! (then a Job can fail several rounds in a row and wait 20 s, 40 s, … each).
 //!
 //! Converged: every Job has `Complete=True` or `Failed=True`. Figures: wall
 //! time from the first Job created to the last Job observed terminal (and
@@ -85,12 +89,16 @@ pub struct JobsArgs {
     /// Pods per Job (`completions` = `parallelism`).
     #[arg(long, default_value_t = 10)]
     pub pods_per_job: i32,
-    /// Percent of pods (replacements included) that fail by exit code 42.
+    /// Percent of the workload's pods that fail by exit code 42.
     #[arg(long, default_value_t = 20)]
     pub fail_percent: u64,
-    /// Percent of pods (replacements included) evicted once Running.
+    /// Percent of the workload's pods evicted once Running.
     #[arg(long, default_value_t = 10)]
     pub disrupt_percent: u64,
+    /// Draw fates for replacement pods too (by default they succeed: the
+    /// percentages are of the `--jobs` × `--pods-per-job` pods).
+    #[arg(long)]
+    pub chaos_replacements: bool,
     /// The Jobs' `backoffLimit`.
     #[arg(long, default_value_t = 6)]
     pub backoff_limit: i32,
@@ -135,6 +143,16 @@ enum Outcome {
     /// Pending/Running and not being deleted: an excess pod `manageJob`
     /// deletes), then gone: not a failure, upstream counts nothing.
     Removed,
+}
+
+/// What the chaos agent draws fates with.
+#[derive(Clone, Copy, Debug)]
+struct Draws {
+    seed: u64,
+    fail_percent: u64,
+    disrupt_percent: u64,
+    /// Only a Job's first this many pods get a drawn fate (`None`: all).
+    first: Option<u64>,
 }
 
 /// An action for the chaos executor.
@@ -274,13 +292,7 @@ fn outcome(pod: &Pod, deleted: bool) -> Outcome {
 }
 
 impl Chaos {
-    fn on_pod(
-        &mut self,
-        change: &Change<Pod>,
-        args: (u64, u64, u64),
-        tx: &mpsc::UnboundedSender<Action>,
-    ) {
-        let (seed, fail, disrupt) = args;
+    fn on_pod(&mut self, change: &Change<Pod>, draws: Draws, tx: &mpsc::UnboundedSender<Action>) {
         let (pod, deleted) = match change {
             Change::Added(p) => (p, false),
             Change::Updated { new, .. } => (new, false),
@@ -293,11 +305,14 @@ impl Chaos {
         let key = ObjectKey::of(&**pod);
         if matches!(change, Change::Added(_)) && !self.outcomes.contains_key(&uid) {
             let ordinal = self.ordinals.entry(job.to_owned()).or_default();
-            let d = draw(seed, job, *ordinal);
+            let d = draw(draws.seed, job, *ordinal);
+            let drawn = draws.first.is_none_or(|n| *ordinal < n);
             *ordinal += 1;
-            let fate = if d < fail {
+            let fate = if !drawn {
+                Fate::Succeed
+            } else if d < draws.fail_percent {
                 Fate::Fail
-            } else if d < fail + disrupt {
+            } else if d < draws.fail_percent + draws.disrupt_percent {
                 Fate::Disrupt
             } else {
                 Fate::Succeed
@@ -578,12 +593,17 @@ async fn bench(dir: Option<&std::path::Path>, args: &JobsArgs) -> Result<bool> {
     let storage = storage_label(dir);
     println!(
         "exitplan bench jobs ({profile}; {storage}; {} Jobs x {} pods on {} nodes; \
-         {}% fail by exit code, {}% disrupted; backoffLimit {}; run {}; seed {})",
+         {}% fail by exit code, {}% disrupted ({}); backoffLimit {}; run {}; seed {})",
         args.jobs,
         args.pods_per_job,
         args.nodes,
         args.fail_percent,
         args.disrupt_percent,
+        if args.chaos_replacements {
+            "of all pods, replacements included"
+        } else {
+            "of the first attempts; replacements succeed"
+        },
         args.backoff_limit,
         args.run,
         args.seed,
@@ -601,7 +621,13 @@ async fn bench(dir: Option<&std::path::Path>, args: &JobsArgs) -> Result<bool> {
     let (tx, rx) = mpsc::unbounded_channel();
     {
         let chaos = chaos.clone();
-        let draws = (args.seed, args.fail_percent, args.disrupt_percent);
+        let draws = Draws {
+            seed: args.seed,
+            fail_percent: args.fail_percent,
+            disrupt_percent: args.disrupt_percent,
+            first: (!args.chaos_replacements)
+                .then(|| u64::try_from(args.pods_per_job).unwrap_or_default()),
+        };
         ctx.informers.pods.on_change(move |change| {
             if let Ok(mut c) = chaos.lock() {
                 c.on_pod(change, draws, &tx);
