@@ -15,7 +15,7 @@
 //!   `ReleaseOnCancel`, so a standby takes over at once), exits 0.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -25,6 +25,7 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use clap::Args;
+use kube::config::{KubeConfigOptions, Kubeconfig};
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::watch;
@@ -112,8 +113,24 @@ fn leader_gauge(ctx: &Context, lease: &str) -> Gauge {
         .clone()
 }
 
+/// The client of the kubeconfig's current context, without kube-rs' default
+/// retry layer: that layer silently re-sends any 429/503/504 up to 15 times
+/// with a growing back-off, so a budget refusal of `/eviction` would never
+/// reach the evictor, which must see it to count it, report it and back off
+/// itself (eviction spec §8; client-go does not retry a 429 that carries no
+/// `Retry-After`). The work queues retry failed syncs.
+async fn client(path: &Path) -> Result<kube::Client> {
+    let kc = Kubeconfig::read_from(path)
+        .with_context(|| format!("reading kubeconfig {}", path.display()))?;
+    let mut config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .with_context(|| format!("loading kubeconfig {}", path.display()))?;
+    config.default_retry = false;
+    kube::Client::try_from(config).context("building the API client")
+}
+
 async fn serve(args: ControllerArgs) -> Result<ExitCode> {
-    let client = crate::connect::client(Some(&args.kubeconfig)).await?;
+    let client = client(&args.kubeconfig).await?;
     let clock: SharedClock = Arc::new(SystemClock);
     let ctx = Context::new(client, clock.clone());
     let identity = args.identity.clone().unwrap_or_else(default_identity);
