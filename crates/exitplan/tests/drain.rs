@@ -242,3 +242,53 @@ fn drain_exits_by_the_requests_conditions() {
     assert!(text(&out.stderr).contains("2/2 evicted, 0 failed, 0 pending\n"));
     up.stop();
 }
+
+#[cfg(unix)]
+#[test]
+fn drain_requester_is_written_on_the_requests_it_creates() {
+    let dir = temp_dir("drain-requester");
+    let up = Up::start(&dir);
+    let uids = setup(&up, "node-1", &[("x", "node-1"), ("y", "node-1")]);
+
+    // Nothing answers: the drain times out, the requests stay behind.
+    let out = drain(
+        &up,
+        &[
+            "node-1",
+            "--timeout",
+            "1s",
+            "--requester",
+            "example.com/maintenance",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "node/node-1 cordoned\n\
+         evictionrequest.lifecycle.k8s.io/drain-x created for pod default/x\n\
+         evictionrequest.lifecycle.k8s.io/drain-y created for pod default/y\n"
+    );
+    let spec =
+        |name: &str| up.get(&format!("{ERS}/drain-{name}")).expect("request")["spec"].clone();
+    for (name, uid) in [("x", &uids[0]), ("y", &uids[1])] {
+        assert_eq!(
+            spec(name),
+            json!({"target": {"pod": {"name": name, "uid": uid}},
+                   "requester": "example.com/maintenance", "intent": "Eviction"})
+        );
+    }
+
+    // A re-run with the default requester reuses them as they are (the
+    // requester is immutable; the drain does not rewrite it).
+    let out = drain(&up, &["node-1", "--timeout", "1s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout)
+            .contains("evictionrequest.lifecycle.k8s.io/drain-x unchanged for pod default/x"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(spec("x")["requester"], "example.com/maintenance");
+    assert_eq!(spec("y")["requester"], "example.com/maintenance");
+    up.stop();
+}

@@ -16,6 +16,8 @@
 //! one observed evicted, per-request latency (create call → observed
 //! `TargetEvicted=True`), writes per eviction (store commits, and the
 //! modifications the shared informers saw per kind), setup time, peak RSS.
+//! A `result: key=value …` line repeats the counts for scripts and tests.
+//! Exits 1 when the drain stalls (not every request `TargetEvicted=True`).
 //! A progress line goes to stderr every second; `RUST_LOG=info` (or
 //! `debug`) adds the components' logs.
 
@@ -189,7 +191,13 @@ pub fn run(args: DrainArgs) -> Result<ExitCode> {
     if let Some(d) = &dir {
         let _ = std::fs::remove_dir_all(d);
     }
-    result.map(|()| ExitCode::SUCCESS)
+    result.map(|all_evicted| {
+        if all_evicted {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        }
+    })
 }
 
 /// `clients` tasks creating `total` pods; the (name, uid) of each.
@@ -226,7 +234,8 @@ async fn create_pods(
     Ok(all.into_iter().map(|(_, n, u)| (n, u)).collect())
 }
 
-async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<()> {
+/// Runs the drain; whether every request was observed `TargetEvicted=True`.
+async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<bool> {
     let profile = if cfg!(debug_assertions) {
         "debug build: figures are not meaningful, use --release"
     } else {
@@ -471,7 +480,18 @@ async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<()> {
         mib(rss_kib()),
         mib(peak_rss_kib())
     );
+    println!(
+        "  result: pods={} nodes={} created={} evicted={done} stalled={} store_writes={writes} \
+         store_commits={commits} seen_pods={} seen_evictions={} seen_requests={}",
+        args.pods,
+        args.nodes,
+        created.load(Ordering::Relaxed),
+        u8::from(stalled),
+        seen.pods.load(Ordering::Relaxed),
+        seen.evictions.load(Ordering::Relaxed),
+        seen.requests.load(Ordering::Relaxed),
+    );
     rt.shutdown().await;
     server.shutdown();
-    Ok(())
+    Ok(!stalled && done == args.pods)
 }
