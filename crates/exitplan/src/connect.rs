@@ -20,18 +20,24 @@ fn default_kubeconfig() -> Option<PathBuf> {
 /// A client for the current context of the kubeconfig at `path` (or the
 /// default one, see [`default_kubeconfig`]).
 pub async fn client(path: Option<&Path>) -> Result<kube::Client> {
+    kube::Client::try_from(config(path).await?).context("building the API client")
+}
+
+/// The client configuration of the current context of the kubeconfig at
+/// `path` (or the default one, see [`default_kubeconfig`]), for a command
+/// that adjusts it before building its client.
+pub async fn config(path: Option<&Path>) -> Result<kube::Config> {
     let path = path.map(Path::to_path_buf).or_else(default_kubeconfig);
-    let config = match &path {
+    match &path {
         Some(p) => {
             let kc = Kubeconfig::read_from(p)
                 .with_context(|| format!("reading kubeconfig {}", p.display()))?;
             kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
                 .await
-                .with_context(|| format!("loading kubeconfig {}", p.display()))?
+                .with_context(|| format!("loading kubeconfig {}", p.display()))
         }
         None => kube::Config::infer()
             .await
-            .context("no kubeconfig: pass --kubeconfig, set $KUBECONFIG, or start `exitplan up`")?,
-    };
-    kube::Client::try_from(config).context("building the API client")
+            .context("no kubeconfig: pass --kubeconfig, set $KUBECONFIG, or start `exitplan up`"),
+    }
 }

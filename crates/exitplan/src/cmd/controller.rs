@@ -25,7 +25,6 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use clap::Args;
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::watch;
@@ -120,11 +119,7 @@ fn leader_gauge(ctx: &Context, lease: &str) -> Gauge {
 /// itself (eviction spec §8; client-go does not retry a 429 that carries no
 /// `Retry-After`). The work queues retry failed syncs.
 async fn client(path: &Path) -> Result<kube::Client> {
-    let kc = Kubeconfig::read_from(path)
-        .with_context(|| format!("reading kubeconfig {}", path.display()))?;
-    let mut config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
-        .await
-        .with_context(|| format!("loading kubeconfig {}", path.display()))?;
+    let mut config = crate::connect::config(Some(path)).await?;
     config.default_retry = false;
     kube::Client::try_from(config).context("building the API client")
 }
