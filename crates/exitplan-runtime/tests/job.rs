@@ -1479,3 +1479,147 @@ async fn finalizer_removal_observed_during_a_sync_is_not_counted_twice() {
     assert_eq!(succeeded(&j), 1, "{:?}", j.status);
     assert_eq!(uncounted(&j), (vec![], vec![]), "{:?}", j.status);
 }
+
+/// Regression (bench jobs, job-00117; upstream kubernetes#130103, fixed by
+/// `StaleControllerConsistencyJob`): a sync must not run on a Job cache older
+/// than the controller's own last status write. Here the sync counting `a`
+/// writes `uncountedTerminatedPods.succeeded: [a]`, removes a's finalizer and
+/// moves it to `succeeded: 1`, while the Job watch lags (held) and the pod
+/// watch does not. The next sync (a's finalizer removal, batched) would see
+/// the old status (`succeeded` 0, nothing uncounted) and `a` without its
+/// finalizer — counted nowhere — so `wantActive` is 2 for 1 active pod and it
+/// would create a third pod, deleted as excess once the Job cache catches
+/// up. Upstream defers that sync until its writes are observed: the Job
+/// ever has exactly its 2 pods, none deleted.
+#[tokio::test(start_paused = true)]
+async fn a_sync_on_a_job_cache_older_than_its_own_status_write_creates_no_excess_pod() {
+    use futures_util::StreamExt;
+    use tokio::sync::watch;
+
+    #[derive(Default)]
+    struct Seen {
+        pod_creates: AtomicUsize,
+        pod_deletes: AtomicUsize,
+    }
+    let seen = Arc::new(Seen::default());
+    // `true`: the Job watch is held (each chunk waits until it opens).
+    let (gate_tx, gate_rx) = watch::channel(false);
+    let s = seen.clone();
+    let c = Cluster::start_wrapped(&[Component::Job], &[], move |router| {
+        let svc = tower::service_fn(move |req: Request<kube::client::Body>| {
+            let (router, seen, gate_rx) = (router.clone(), s.clone(), gate_rx.clone());
+            async move {
+                let path = req.uri().path().to_owned();
+                let query = req.uri().query().unwrap_or_default().to_owned();
+                let method = req.method().clone();
+                if method == Method::POST && path == "/api/v1/namespaces/default/pods" {
+                    seen.pod_creates.fetch_add(1, Ordering::SeqCst);
+                }
+                if method == Method::DELETE && path.starts_with("/api/v1/namespaces/default/pods/")
+                {
+                    seen.pod_deletes.fetch_add(1, Ordering::SeqCst);
+                }
+                let job_watch = method == Method::GET
+                    && path == "/apis/batch/v1/jobs"
+                    && query.contains("watch=true");
+                let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
+                if !job_watch {
+                    return Ok::<_, Infallible>(resp);
+                }
+                let (parts, body) = resp.into_parts();
+                let held = body.into_data_stream().then(move |chunk| {
+                    let mut rx = gate_rx.clone();
+                    async move {
+                        let _ = rx.wait_for(|closed| !*closed).await;
+                        chunk
+                    }
+                });
+                Ok(Response::from_parts(
+                    parts,
+                    axum::body::Body::from_stream(held),
+                ))
+            }
+        });
+        kube::Client::new(svc, "default")
+    })
+    .await;
+
+    c.create::<Job>(job_json(
+        "stale",
+        json!({"parallelism": 2, "completions": 2}),
+    ))
+    .await;
+    let pods = wait_active(&c, "stale", 2).await;
+    let (a, b) = (pods[0].clone(), pods[1].clone());
+    let jobs_cache = c.ctx.informers.jobs.clone();
+    let job_key = exitplan_runtime::informer::ObjectKey::new(Some("default"), "stale");
+    eventually("the cached Job shows 2 active", LIMIT, || async {
+        let j = jobs_cache.get(&job_key)?;
+        (j.status.as_ref().and_then(|s| s.active) == Some(2)).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(seen.pod_creates.load(Ordering::SeqCst), 2);
+
+    // The Job watch lags from here on; a succeeds and is counted (the
+    // server's Job says so) while the cache still shows the old status.
+    gate_tx.send_replace(true);
+    terminate(&c, &name(&a), 0, vec![]).await;
+    let pods_cache = c.ctx.informers.pods.clone();
+    let a_key = exitplan_runtime::informer::ObjectKey::new(Some("default"), &name(&a));
+    eventually(
+        "a counted by the server's Job, its finalizer removal cached",
+        LIMIT,
+        || async {
+            let j = get_job(&c, "stale").await;
+            let cached = pods_cache.get(&a_key)?;
+            (succeeded(&j) == 1 && uncounted(&j).0.is_empty() && !has_finalizer(&cached))
+                .then_some(())
+        },
+    )
+    .await;
+    let cached = jobs_cache.get(&job_key).expect("cached Job");
+    assert_eq!(
+        cached.status.as_ref().and_then(|s| s.succeeded),
+        None,
+        "the Job cache must still be stale"
+    );
+    // Several batched syncs' worth of time on the stale Job cache.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    gate_tx.send_replace(false);
+    tokio::time::sleep(Duration::from_secs(10)).await;
+
+    assert_eq!(
+        seen.pod_creates.load(Ordering::SeqCst),
+        2,
+        "pods: {:?}",
+        pods_of(&c, "stale")
+            .await
+            .iter()
+            .map(name)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(seen.pod_deletes.load(Ordering::SeqCst), 0);
+    let metrics = c.ctx.metrics.encode();
+    assert!(
+        !metrics.contains("job_controller_stale_sync_skips_total 0"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("job_controller_stale_sync_skips_total "),
+        "{metrics}"
+    );
+    let j = get_job(&c, "stale").await;
+    assert_eq!(
+        (succeeded(&j), j.status.as_ref().and_then(|s| s.active)),
+        (1, Some(1))
+    );
+    assert_eq!(active_pods(&c, "stale").await.len(), 1);
+
+    // b succeeds: Complete with exactly the two pods.
+    terminate(&c, &name(&b), 0, vec![]).await;
+    let done = wait_condition(&c, "stale", "Complete").await;
+    assert_eq!(succeeded(&done), 2);
+    assert_eq!(pods_of(&c, "stale").await.len(), 2);
+    assert_eq!(seen.pod_creates.load(Ordering::SeqCst), 2);
+}

@@ -8,8 +8,10 @@
 //! [`SYNC_JOB_BATCH_PERIOD`]). A second queue of pod keys removes the
 //! tracking finalizer from orphans (no controller, Job gone or finished).
 //!
-//! One sync: read the pod creation/deletion [`Expectations`] (before the
-//! pods), claim the pods (`getPodsForJob`: the pure
+//! One sync: deferred while the cached Job is older than the controller's
+//! last status write of it ([`WrittenVersions`], upstream
+//! `StaleControllerConsistencyJob`); read the pod creation/deletion
+//! [`Expectations`] (before the pods), claim the pods (`getPodsForJob`: the pure
 //! [`claim_pods`](exitplan_control::job::claim::claim_pods) over the
 //! namespace's cached pods; orphans the selector matches are adopted with a
 //! strategic merge patch adding the controller reference and the tracking
@@ -83,6 +85,11 @@ pub const POLICY_ACTIONS_METRIC: &str = "job_controller_pod_failures_handled_by_
 /// Metric counting Job syncs (of a Job in the cache); exposed with the
 /// counter suffix as `job_controller_job_syncs_total`.
 pub const SYNCS_METRIC: &str = "job_controller_job_syncs";
+
+/// Metric counting syncs deferred because the Job cache had not yet
+/// observed the controller's last status write of the Job (upstream
+/// `job_controller_stale_sync_skips_total`); exposed with the counter suffix.
+pub const STALE_SYNC_SKIPS_METRIC: &str = "job_controller_stale_sync_skips";
 
 /// Why a sync failed (retried with the queue's back-off).
 #[derive(Debug, thiserror::Error)]
@@ -265,6 +272,66 @@ impl FinalizerExpectations {
     }
 }
 
+/// Upstream's `ConsistencyStore` for Jobs (`StaleControllerConsistencyJob`,
+/// kubernetes#130103): per Job, the resourceVersion its last status write
+/// returned. A sync on a cached Job older than that would read counters
+/// from before the write — e.g. a succeeded pod whose finalizer the write's
+/// sync removed, counted neither in `succeeded` nor as uncounted — and
+/// create a pod too many; it is deferred instead until the Job informer
+/// delivers the write (its update event queues the Job again).
+///
+/// Pod writes need no entry: creations, deletions and finalizer removals
+/// are already guarded by [`Expectations`] and [`FinalizerExpectations`].
+#[derive(Debug, Default)]
+pub struct WrittenVersions {
+    inner: Mutex<HashMap<ObjectKey, (String, u64)>>,
+}
+
+impl WrittenVersions {
+    /// Records that the Job `key` (UID `uid`) was written at `rv`.
+    pub fn wrote(&self, key: &ObjectKey, uid: &str, rv: &str) {
+        let Ok(rv) = rv.parse::<u64>() else {
+            return;
+        };
+        if let Ok(mut m) = self.inner.lock() {
+            m.insert(key.clone(), (uid.to_owned(), rv));
+        }
+    }
+
+    /// Whether `cached` (the informer's Job at `key`) includes the last
+    /// recorded write: no record, another Job of the same name, a
+    /// resourceVersion at least the written one, or versions that cannot
+    /// be compared.
+    pub fn observed(&self, key: &ObjectKey, cached: &Job) -> bool {
+        let Ok(mut m) = self.inner.lock() else {
+            return true;
+        };
+        let Some((uid, written)) = m.get(key) else {
+            return true;
+        };
+        let same_job = cached.metadata.uid.as_deref() == Some(uid.as_str());
+        let cached_rv = cached
+            .metadata
+            .resource_version
+            .as_deref()
+            .and_then(|rv| rv.parse::<u64>().ok());
+        match cached_rv {
+            Some(rv) if same_job && rv < *written => false,
+            _ => {
+                m.remove(key);
+                true
+            }
+        }
+    }
+
+    /// Forgets `key` (Job deleted).
+    pub fn delete(&self, key: &ObjectKey) {
+        if let Ok(mut m) = self.inner.lock() {
+            m.remove(key);
+        }
+    }
+}
+
 type Labels = Vec<(String, String)>;
 
 #[derive(Clone)]
@@ -277,9 +344,11 @@ struct JobController {
     orphan_queue: Queue<ObjectKey>,
     expectations: Arc<Expectations>,
     finalizers: Arc<FinalizerExpectations>,
+    written: Arc<WrittenVersions>,
     backoff: Arc<Mutex<HashMap<ObjectKey, BackoffRecord>>>,
     policy_actions: Family<Labels, Counter>,
     syncs: Counter,
+    stale_skips: Counter,
 }
 
 fn controller_ref(pod: &Pod) -> Option<&OwnerReference> {
@@ -307,6 +376,14 @@ pub fn register(ctx: &Context) -> Vec<Task> {
     let syncs = Counter::default();
     ctx.metrics
         .registry(|r| r.register(SYNCS_METRIC, "The number of Job syncs", syncs.clone()));
+    let stale_skips = Counter::default();
+    ctx.metrics.registry(|r| {
+        r.register(
+            STALE_SYNC_SKIPS_METRIC,
+            "The number of Job syncs deferred because the Job cache was older than the controller's last write",
+            stale_skips.clone(),
+        )
+    });
     let c = JobController {
         client: ctx.client.clone(),
         clock: ctx.clock.clone(),
@@ -316,9 +393,11 @@ pub fn register(ctx: &Context) -> Vec<Task> {
         orphan_queue: Queue::new(ORPHAN_QUEUE_NAME),
         expectations: Arc::new(Expectations::default()),
         finalizers: Arc::new(FinalizerExpectations::default()),
+        written: Arc::new(WrittenVersions::default()),
         backoff: Arc::new(Mutex::new(HashMap::new())),
         policy_actions,
         syncs,
+        stale_skips,
     };
     c.pods.add_index(CONTROLLER_UID_INDEX, |p: &Pod| {
         controller_ref(p)
@@ -630,9 +709,16 @@ impl JobController {
         let Some(job) = self.jobs.get(key) else {
             self.expectations.delete(key);
             self.finalizers.delete(key);
+            self.written.delete(key);
             self.set_backoff(key, None);
             return Ok(());
         };
+        if !self.written.observed(key, &job) {
+            // The Job's update event for that write queues it again.
+            self.stale_skips.inc();
+            tracing::debug!(job = %key, cached = ?job.metadata.resource_version, "Job cache older than the last status write; sync deferred");
+            return Ok(());
+        }
         self.syncs.inc();
         // Expectations first, then the pods: an observation racing with the
         // read can only make the sync more conservative. The informer
@@ -824,6 +910,15 @@ impl JobController {
             .await
             .map_err(api_err("writing the status of Job", key.to_string()))?;
         tracing::debug!(job = %key, status = ?written.status, "wrote Job status");
+        self.written.wrote(
+            key,
+            written.metadata.uid.as_deref().unwrap_or_default(),
+            written
+                .metadata
+                .resource_version
+                .as_deref()
+                .unwrap_or_default(),
+        );
         *current = written;
         Ok(())
     }
