@@ -1315,6 +1315,24 @@ async fn a_job_being_deleted_adopts_nothing_even_when_its_cache_is_stale() {
 
 // ---- 8: finalizer expectations read before the pods ----------------------
 
+/// `resp` with each chunk of its body held while `gate` reads `true` (a
+/// watch that lags, for the race tests).
+fn held(
+    resp: Response<axum::body::Body>,
+    gate: tokio::sync::watch::Receiver<bool>,
+) -> Response<axum::body::Body> {
+    use futures_util::StreamExt;
+    let (parts, body) = resp.into_parts();
+    let held = body.into_data_stream().then(move |chunk| {
+        let mut rx = gate.clone();
+        async move {
+            let _ = rx.wait_for(|closed| !*closed).await;
+            chunk
+        }
+    });
+    Response::from_parts(parts, axum::body::Body::from_stream(held))
+}
+
 /// The race the bench found under load (`exitplan bench jobs`, 1000 Jobs:
 /// `status.succeeded` / `status.failed` and the Ignore metric one or two
 /// above the pods): a sync reads the cached pods while the pod informer
@@ -1329,7 +1347,6 @@ async fn a_job_being_deleted_adopts_nothing_even_when_its_cache_is_stale() {
 /// its pod read and the rest, during which the held events are delivered.
 #[tokio::test(start_paused = true)]
 async fn finalizer_removal_observed_during_a_sync_is_not_counted_twice() {
-    use futures_util::StreamExt;
     use tokio::sync::{Notify, watch};
 
     #[derive(Default)]
@@ -1397,18 +1414,7 @@ async fn finalizer_removal_observed_during_a_sync_is_not_counted_twice() {
                     return Ok::<_, Infallible>(resp);
                 }
                 // The pod watch: each chunk waits while the gate is closed.
-                let (parts, body) = resp.into_parts();
-                let held = body.into_data_stream().then(move |chunk| {
-                    let mut rx = gate_rx.clone();
-                    async move {
-                        let _ = rx.wait_for(|closed| !*closed).await;
-                        chunk
-                    }
-                });
-                Ok(Response::from_parts(
-                    parts,
-                    axum::body::Body::from_stream(held),
-                ))
+                Ok(held(resp, gate_rx))
             }
         });
         kube::Client::new(svc, "default")
@@ -1493,7 +1499,6 @@ async fn finalizer_removal_observed_during_a_sync_is_not_counted_twice() {
 /// ever has exactly its 2 pods, none deleted.
 #[tokio::test(start_paused = true)]
 async fn a_sync_on_a_job_cache_older_than_its_own_status_write_creates_no_excess_pod() {
-    use futures_util::StreamExt;
     use tokio::sync::watch;
 
     #[derive(Default)]
@@ -1526,18 +1531,7 @@ async fn a_sync_on_a_job_cache_older_than_its_own_status_write_creates_no_excess
                 if !job_watch {
                     return Ok::<_, Infallible>(resp);
                 }
-                let (parts, body) = resp.into_parts();
-                let held = body.into_data_stream().then(move |chunk| {
-                    let mut rx = gate_rx.clone();
-                    async move {
-                        let _ = rx.wait_for(|closed| !*closed).await;
-                        chunk
-                    }
-                });
-                Ok(Response::from_parts(
-                    parts,
-                    axum::body::Body::from_stream(held),
-                ))
+                Ok(held(resp, gate_rx))
             }
         });
         kube::Client::new(svc, "default")

@@ -5,35 +5,17 @@
 //! (objects created, cordoned, withdrawn, deleted…), which hold whatever the
 //! controllers add to the timeline.
 
-use std::sync::Arc;
+mod common;
+
+use common::{has, lines};
 use std::time::Duration;
 
+use exitplan_sim::Report;
 use exitplan_sim::engine;
-use exitplan_sim::responder::BuiltinResponders;
 use exitplan_sim::timeline::Entry;
-use exitplan_sim::{Report, Scenario};
 
 fn run(text: &str) -> Report {
-    let s = Scenario::parse("t.yaml", text).expect("valid scenario");
-    engine::run_blocking(&s, Arc::new(BuiltinResponders)).expect("ran")
-}
-
-/// The entries for `subject` (`Kind ns/name`), as `(at, message)`.
-fn lines(r: &Report, subject: &str) -> Vec<(String, String)> {
-    r.timeline
-        .iter()
-        .filter(|e| e.subject() == subject)
-        .map(|e| (e.at.clone(), e.message.clone()))
-        .collect()
-}
-
-fn has(r: &Report, at: &str, subject: &str, message: &str) {
-    let found = lines(r, subject);
-    assert!(
-        found.iter().any(|(a, m)| a == at && m == message),
-        "no `{at}  {subject}  {message}`; {subject} has {found:?}\n{}",
-        r.to_text()
-    );
+    common::run("t.yaml", text)
 }
 
 const STEPS: &str = r#"

@@ -5,11 +5,11 @@
 //! what their comments, docs/simulate.md and the README say, at the exact
 //! virtual instants.
 
-use std::sync::Arc;
+mod common;
 
-use exitplan_sim::engine;
-use exitplan_sim::responder::BuiltinResponders;
-use exitplan_sim::{Report, Scenario};
+use common::{has, lines, run};
+
+use exitplan_sim::Report;
 use serde_json::Value;
 
 const SILENT: &str = include_str!("../../../examples/scenarios/silent-responder.yaml");
@@ -17,29 +17,6 @@ const PDB: &str = include_str!("../../../examples/scenarios/pdb-blocks-drain.yam
 
 const SNAPSHOT: &str = "backup.acme.io/snapshot";
 const EVICTOR: &str = "imperative-eviction.k8s.io/evictor";
-
-fn run(file: &str, text: &str) -> Report {
-    let s = Scenario::parse(file, text).expect("valid scenario");
-    engine::run_blocking(&s, Arc::new(BuiltinResponders)).expect("ran")
-}
-
-/// The entries for `subject` (`Kind ns/name`), as `(at, message)`.
-fn lines(r: &Report, subject: &str) -> Vec<(String, String)> {
-    r.timeline
-        .iter()
-        .filter(|e| e.subject() == subject)
-        .map(|e| (e.at.clone(), e.message.clone()))
-        .collect()
-}
-
-fn has(r: &Report, at: &str, subject: &str, message: &str) {
-    let found = lines(r, subject);
-    assert!(
-        found.iter().any(|(a, m)| a == at && m == message),
-        "no `{at}  {subject}  {message}`; {subject} has {found:?}\n{}",
-        r.to_text()
-    );
-}
 
 /// The `show` object of `kind` called `name`.
 fn object<'a>(r: &'a Report, kind: &str, name: &str) -> &'a Value {

@@ -4,34 +4,13 @@
 //! timed assertions.
 
 use std::collections::HashMap;
-use std::process::Command;
+
+mod benchrun;
 
 /// Runs `exitplan bench drain` with `args`: its stdout and the `result:`
 /// line's fields.
 fn bench(args: &[&str]) -> (String, HashMap<String, i64>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_exitplan"))
-        .args(["bench", "drain"])
-        .args(args)
-        .output()
-        .expect("run exitplan bench drain");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout:\n{stdout}\nstderr (last lines, newest first):\n{}",
-        out.status,
-        tail.join("\n")
-    );
-    let fields = stdout
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("result: "))
-        .unwrap_or_else(|| panic!("no result line in:\n{stdout}"))
-        .split_whitespace()
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_owned(), v.parse().expect("a number")))
-        .collect();
-    (stdout, fields)
+    benchrun::run("drain", args)
 }
 
 /// The number after `prefix` in the first line of `out` containing it.

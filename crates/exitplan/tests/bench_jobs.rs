@@ -3,33 +3,14 @@
 //! at once): it converges and its counts add up. No timed assertions.
 
 use std::collections::HashMap;
-use std::process::Command;
 
-/// Runs the bench with `args`: its stdout and the `result:` line's fields.
+mod benchrun;
+
+/// Runs `exitplan bench jobs --virtual-time` with `args`: its stdout and
+/// the `result:` line's fields.
 fn bench(args: &[&str]) -> (String, HashMap<String, i64>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_exitplan"))
-        .args(["bench", "jobs", "--virtual-time"])
-        .args(args)
-        .output()
-        .expect("run exitplan bench jobs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout:\n{stdout}\nstderr (last lines, newest first):\n{}",
-        out.status,
-        tail.join("\n")
-    );
-    let fields = stdout
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("result: "))
-        .unwrap_or_else(|| panic!("no result line in:\n{stdout}"))
-        .split_whitespace()
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_owned(), v.parse().expect("a number")))
-        .collect();
-    (stdout, fields)
+    let all: Vec<&str> = ["--virtual-time"].iter().chain(args).copied().collect();
+    benchrun::run("jobs", &all)
 }
 
 fn assert_adds_up(out: &str, r: &HashMap<String, i64>, jobs: i64, pods_per_job: i64) {
