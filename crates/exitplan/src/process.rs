@@ -15,30 +15,46 @@ pub fn init_logging() {
         .try_init();
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
+/// Listens for Ctrl-C and SIGTERM: the returned future completes on the
+/// first one. The handlers are installed by this call, not when the future
+/// is first polled, so a command calls it before it reports itself ready:
+/// a signal sent as soon as it is (as supervisors and tests do) is then
+/// neither lost nor fatal (the default action of SIGTERM kills at once).
+/// Must be called inside the tokio runtime.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            tokio::select! {
+                () = received(interrupt, "Ctrl-C") => tracing::info!("received Ctrl-C"),
+                () = received(terminate, "SIGTERM") => tracing::info!("received SIGTERM"),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    async {
         if let Err(e) = tokio::signal::ctrl_c().await {
             tracing::warn!(error = %e, "cannot listen for Ctrl-C");
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
+        tracing::info!("received Ctrl-C");
+    }
+}
+
+/// Completes when `stream` (an installed handler, or the error installing
+/// it: then never) delivers a signal.
+#[cfg(unix)]
+async fn received(stream: std::io::Result<tokio::signal::unix::Signal>, what: &str) {
+    match stream {
+        Ok(mut s) => {
+            s.recv().await;
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => tracing::info!("received Ctrl-C"),
-        _ = term => tracing::info!("received SIGTERM"),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot listen for {what}");
+            std::future::pending::<()>().await;
+        }
     }
 }

@@ -172,6 +172,34 @@ fn up_serves_with_a_private_kubeconfig_and_stops_on_sigterm() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A SIGTERM sent the moment `up` says it listens (while its controllers and
+/// nodes are still starting) stops it cleanly: the handler is installed
+/// before anything reports ready, so the signal's default action (killed,
+/// exit by signal 15) never applies.
+#[cfg(unix)]
+#[test]
+fn sigterm_right_after_listening_stops_cleanly() {
+    let dir = temp_dir("early-term");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exitplan"))
+        .args(["up", "--nodes", "3", "--listen", "127.0.0.1:0", "--data"])
+        .arg(dir.join("data"))
+        .arg("--kubeconfig")
+        .arg(dir.join("kubeconfig"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn exitplan up");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let first = lines.next().expect("a line").expect("utf-8");
+    assert!(
+        first.starts_with("exitplan API server listening on "),
+        "{first}"
+    );
+    stop(child);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Writers create pods as fast as they can; the server is SIGKILLed mid-stream.
 /// After a restart every acknowledged (201) pod is there with the
 /// resourceVersion it was acknowledged with, and the revision sequence goes on

@@ -125,6 +125,8 @@ async fn client(path: &Path) -> Result<kube::Client> {
 }
 
 async fn serve(args: ControllerArgs) -> Result<ExitCode> {
+    // Before anything reports ready (see `shutdown_signal`).
+    let signal = crate::process::shutdown_signal();
     let client = client(&args.kubeconfig).await?;
     let clock: SharedClock = Arc::new(SystemClock);
     let ctx = Context::new(client, clock.clone());
@@ -161,7 +163,7 @@ async fn serve(args: ControllerArgs) -> Result<ExitCode> {
         let _ = elector_stopped.wait_for(|s| *s).await;
     }));
 
-    let mut signal = std::pin::pin!(crate::process::shutdown_signal());
+    let mut signal = std::pin::pin!(signal);
     let code = 'run: {
         // Standby until leading.
         tokio::select! {

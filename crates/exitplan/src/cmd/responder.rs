@@ -57,6 +57,8 @@ pub fn run(args: ResponderArgs) -> Result<ExitCode> {
 
 async fn respond(args: ResponderArgs) -> Result<ExitCode> {
     let client = crate::connect::client(args.kubeconfig.as_deref()).await?;
+    // Before anything reports ready (see `shutdown_signal`).
+    let signal = crate::process::shutdown_signal();
     let work = TimedWork {
         duration: args.work,
         fail: args.fail,
@@ -75,6 +77,6 @@ async fn respond(args: ResponderArgs) -> Result<ExitCode> {
             r.map_err(|e| anyhow!(e))?;
             Ok(ExitCode::SUCCESS)
         }
-        () = crate::process::shutdown_signal() => Ok(ExitCode::SUCCESS),
+        () = signal => Ok(ExitCode::SUCCESS),
     }
 }

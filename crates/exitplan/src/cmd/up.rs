@@ -133,6 +133,8 @@ pub fn run(args: UpArgs) -> Result<ExitCode> {
 }
 
 async fn serve(args: UpArgs) -> Result<ExitCode> {
+    // Before anything reports ready (see `shutdown_signal`).
+    let signal = crate::process::shutdown_signal();
     let data = args.data.unwrap_or_else(default_data_dir);
     create_private_dir(&data)?;
     let db = data.join("exitplan.redb");
@@ -207,7 +209,7 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     let mut serving = std::pin::pin!(serving);
     let early = tokio::select! {
         r = &mut serving => Some(r),
-        () = crate::process::shutdown_signal() => None,
+        () = signal => None,
     };
     // Components first (their watches and writes end), then the server.
     if let Some(runtime) = running {
