@@ -152,7 +152,9 @@ pub fn has_gc_finalizer(meta: &ObjectMeta) -> bool {
 /// owner references) or it is an owner waiting for the collector (being
 /// deleted with one of its finalizers). Anything else is forgotten.
 pub fn needs_tracking(meta: &ObjectMeta) -> bool {
-    meta.owner_references.as_ref().is_some_and(|r| !r.is_empty())
+    meta.owner_references
+        .as_ref()
+        .is_some_and(|r| !r.is_empty())
         || (meta.deletion_timestamp.is_some() && has_gc_finalizer(meta))
 }
 

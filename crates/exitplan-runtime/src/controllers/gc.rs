@@ -25,7 +25,6 @@
 //! propagation policy, and the collector removes `foregroundDeletion` /
 //! `orphan` from its `metadata.finalizers` like any owner's.
 
-
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, RwLock};
@@ -100,7 +99,10 @@ trait GcKind: Send + Sync {
 }
 
 /// What the collector needs of a resource type.
-trait Kind: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static {}
+trait Kind:
+    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
 impl<K> Kind for K where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
 {
@@ -229,10 +231,10 @@ fn kinds(ctx: &Context) -> Vec<Arc<dyn GcKind>> {
         typed(&i.jobs, c),
         typed(&i.pdbs, c),
         typed_cluster(&i.nodes, c),
-        Light::<Namespace>::new(Remote::cluster(c), &[""]),
-        Light::<Lease>::new(Remote::namespaced(c), &["coordination.k8s.io"]),
+        Light::<Namespace>::kind(Remote::cluster(c), &[""]),
+        Light::<Lease>::kind(Remote::namespaced(c), &["coordination.k8s.io"]),
         // One storage, two API groups.
-        Light::<Event>::new(Remote::namespaced(c), &["", "events.k8s.io"]),
+        Light::<Event>::kind(Remote::namespaced(c), &["", "events.k8s.io"]),
     ]
 }
 
@@ -362,7 +364,7 @@ impl<K> Clone for Light<K> {
 }
 
 impl<K: Kind> Light<K> {
-    fn new(remote: Remote<K>, groups: &'static [&'static str]) -> Arc<dyn GcKind> {
+    fn kind(remote: Remote<K>, groups: &'static [&'static str]) -> Arc<dyn GcKind> {
         Arc::new(Light {
             remote,
             groups,
@@ -559,7 +561,12 @@ impl Collector {
     /// The key of the owner `r` of a dependent in `namespace`: a
     /// cluster-scoped owner has none; `None` for a namespaced owner of a
     /// cluster-scoped dependent (invalid; such references are left alone).
-    fn owner_key(&self, o: usize, namespace: Option<&str>, r: &OwnerReference) -> Option<ObjectKey> {
+    fn owner_key(
+        &self,
+        o: usize,
+        namespace: Option<&str>,
+        r: &OwnerReference,
+    ) -> Option<ObjectKey> {
         if !self.kinds.get(o)?.namespaced() {
             Some(ObjectKey::new(None, &r.name))
         } else {
