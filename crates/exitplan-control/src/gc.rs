@@ -139,6 +139,40 @@ pub fn owner_plan(owner: &ObjectMeta, dependents: &[&ObjectMeta]) -> OwnerPlan {
     OwnerPlan::default()
 }
 
+/// Whether `meta` carries one of the collector's finalizers.
+pub fn has_gc_finalizer(meta: &ObjectMeta) -> bool {
+    meta.finalizers
+        .iter()
+        .flatten()
+        .any(|f| f == FINALIZER_ORPHAN || f == FINALIZER_FOREGROUND)
+}
+
+/// Whether a kind the collector watches without a full cache (namespaces,
+/// leases, events) must remember this object: it may be a dependent (it has
+/// owner references) or it is an owner waiting for the collector (being
+/// deleted with one of its finalizers). Anything else is forgotten.
+pub fn needs_tracking(meta: &ObjectMeta) -> bool {
+    meta.owner_references
+        .as_ref()
+        .is_some_and(|r| !r.is_empty())
+        || (meta.deletion_timestamp.is_some() && has_gc_finalizer(meta))
+}
+
+/// The part of `meta` the collector reads (identity, owners, finalizers,
+/// deletion): what a light watch keeps of an object.
+pub fn gc_meta(meta: &ObjectMeta) -> ObjectMeta {
+    ObjectMeta {
+        name: meta.name.clone(),
+        namespace: meta.namespace.clone(),
+        uid: meta.uid.clone(),
+        resource_version: meta.resource_version.clone(),
+        owner_references: meta.owner_references.clone(),
+        finalizers: meta.finalizers.clone(),
+        deletion_timestamp: meta.deletion_timestamp.clone(),
+        ..ObjectMeta::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +262,25 @@ mod tests {
             owner_plan(&owner, &[]).remove_finalizer,
             Some(FINALIZER_FOREGROUND)
         );
+    }
+
+    #[test]
+    fn what_a_light_watch_keeps() {
+        let plain = meta(&[], &[], false);
+        assert!(!needs_tracking(&plain));
+        assert!(!needs_tracking(&meta(&[], &["acme.io/x"], true)));
+        assert!(!needs_tracking(&meta(&[], &[FINALIZER_FOREGROUND], false)));
+        assert!(needs_tracking(&meta(&[], &[FINALIZER_FOREGROUND], true)));
+        assert!(needs_tracking(&meta(&[], &[FINALIZER_ORPHAN], true)));
+        assert!(needs_tracking(&meta(&[owner_ref("o", false)], &[], false)));
+        let mut full = meta(&[owner_ref("o", false)], &[FINALIZER_ORPHAN], true);
+        full.labels = Some([("a".to_owned(), "b".to_owned())].into());
+        full.annotations = full.labels.clone();
+        let kept = gc_meta(&full);
+        assert_eq!((kept.labels, kept.annotations), (None, None));
+        assert_eq!(kept.owner_references, full.owner_references);
+        assert_eq!(kept.finalizers, full.finalizers);
+        assert_eq!(kept.deletion_timestamp, full.deletion_timestamp);
+        assert_eq!(kept.uid, full.uid);
     }
 }

@@ -454,3 +454,342 @@ async fn two_requests_for_one_pod_share_the_eviction_until_both_are_deleted() {
             .is_some()
     );
 }
+
+// ---------------------------------------------------------------------------
+// Owner finalizers of every kind: `kubectl delete --cascade=foreground|orphan`
+// of pods, nodes, namespaces, leases, events and jobs.
+// ---------------------------------------------------------------------------
+
+fn with_policy(policy: PropagationPolicy) -> DeleteParams {
+    DeleteParams {
+        propagation_policy: Some(policy),
+        ..DeleteParams::default()
+    }
+}
+
+/// Waits until `get` answers `None` (the object left storage).
+async fn until_gone<K, F, Fut>(what: &str, get: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Option<K>>,
+    K: std::fmt::Debug,
+{
+    eventually(&format!("{what} gone"), Duration::from_secs(30), || async {
+        get().await.is_none().then_some(())
+    })
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pod_deleted_in_the_foreground_goes_after_its_dependents() {
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let pod: Pod = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p2", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}
+        }))
+        .await;
+    let _ = eviction(&cluster, "p2-ev", vec![owner_ref(&pod)]).await;
+    let pods = cluster.api::<Pod>();
+    let marked = pods
+        .delete("p2", &with_policy(PropagationPolicy::Foreground))
+        .await
+        .expect("delete")
+        .left()
+        .expect("marked, not removed");
+    assert_eq!(marked.finalizers(), ["foregroundDeletion"]);
+    until_gone("pod", || async { pods.get_opt("p2").await.expect("get") }).await;
+    assert!(
+        cluster
+            .api::<Eviction>()
+            .get_opt("p2-ev")
+            .await
+            .expect("get")
+            .is_none(),
+        "the blocking dependent went first"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_running_pod_deleted_in_the_foreground_goes() {
+    // `exitplan up`'s case: a pod on a simulated node, deleted gracefully
+    // with `--cascade=foreground`.
+    let cluster = Cluster::start(&[Component::GarbageCollector], &["node-1"]).await;
+    let _: Pod = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p2", "namespace": "default"},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "i"}]}
+        }))
+        .await;
+    let pods = cluster.api::<Pod>();
+    eventually("pod running", Duration::from_secs(30), || async {
+        let p = pods.get("p2").await.expect("get");
+        (p.status.and_then(|s| s.phase).as_deref() == Some("Running")).then_some(())
+    })
+    .await;
+    pods.delete("p2", &with_policy(PropagationPolicy::Foreground))
+        .await
+        .expect("delete");
+    eventually("pod gone", Duration::from_secs(60), || async {
+        pods.get_opt("p2")
+            .await
+            .expect("get")
+            .is_none()
+            .then_some(())
+    })
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pod_deleted_with_orphan_releases_its_dependents() {
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let pod: Pod = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p2", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}
+        }))
+        .await;
+    let _ = eviction(&cluster, "p2-ev", vec![owner_ref(&pod)]).await;
+    let pods = cluster.api::<Pod>();
+    pods.delete("p2", &with_policy(PropagationPolicy::Orphan))
+        .await
+        .expect("delete");
+    until_gone("pod", || async { pods.get_opt("p2").await.expect("get") }).await;
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let kept = cluster
+        .api::<Eviction>()
+        .get("p2-ev")
+        .await
+        .expect("dependent kept");
+    assert!(kept.owner_references().is_empty(), "released: {kept:?}");
+    assert!(kept.metadata.deletion_timestamp.is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_job_deleted_with_orphan_leaves_its_pods_without_the_reference() {
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let job: Job = cluster
+        .create(json!({
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "j", "namespace": "default"},
+            "spec": {"template": {"spec": {
+                "restartPolicy": "Never",
+                "containers": [{"name": "main", "image": "busybox"}]
+            }}}
+        }))
+        .await;
+    let other: Pod = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "other", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}
+        }))
+        .await;
+    for name in ["j-0", "j-1"] {
+        let _: Pod = cluster
+            .create(json!({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": "default",
+                    "ownerReferences": [owner_ref(&job), owner_ref(&other)]},
+                "spec": {"containers": [{"name": "c", "image": "i"}]}
+            }))
+            .await;
+    }
+    let jobs = cluster.api::<Job>();
+    jobs.delete("j", &with_policy(PropagationPolicy::Orphan))
+        .await
+        .expect("delete job");
+    until_gone("job", || async { jobs.get_opt("j").await.expect("get") }).await;
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    for name in ["j-0", "j-1"] {
+        let pod = cluster.api::<Pod>().get(name).await.expect("pod kept");
+        let owners: Vec<&str> = pod
+            .owner_references()
+            .iter()
+            .map(|r| r.kind.as_str())
+            .collect();
+        assert_eq!(owners, ["Pod"], "only the job's reference went: {pod:?}");
+        assert!(pod.metadata.deletion_timestamp.is_none());
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_node_deleted_in_the_foreground_goes_after_its_pods() {
+    use k8s_openapi::api::core::v1::Node;
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let node: Node = cluster
+        .create_cluster(json!({
+            "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}
+        }))
+        .await;
+    // A mirror-pod-like dependent: a namespaced object owned by a
+    // cluster-scoped one.
+    let _: Pod = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "static-n1", "namespace": "default",
+                "ownerReferences": [owner_ref(&node)]},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}
+        }))
+        .await;
+    let nodes = cluster.cluster_api::<Node>();
+    nodes
+        .delete("n1", &with_policy(PropagationPolicy::Foreground))
+        .await
+        .expect("delete node");
+    until_gone("node", || async { nodes.get_opt("n1").await.expect("get") }).await;
+    assert!(
+        cluster
+            .api::<Pod>()
+            .get_opt("static-n1")
+            .await
+            .expect("get")
+            .is_none(),
+        "the dependent went first"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_namespace_deleted_in_the_foreground_goes() {
+    use k8s_openapi::api::core::v1::Namespace;
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let _: Namespace = cluster
+        .create_cluster(json!({
+            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}
+        }))
+        .await;
+    let _: Pod = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "team"},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}
+        }))
+        .await;
+    let namespaces = cluster.cluster_api::<Namespace>();
+    namespaces
+        .delete("team", &with_policy(PropagationPolicy::Foreground))
+        .await
+        .expect("delete namespace");
+    until_gone("namespace", || async {
+        namespaces.get_opt("team").await.expect("get")
+    })
+    .await;
+    let pods: kube::Api<Pod> = kube::Api::namespaced(cluster.client.clone(), "team");
+    assert!(pods.get_opt("p").await.expect("get").is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lease_deleted_in_the_foreground_goes_after_its_dependent_lease() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let holder: Lease = cluster
+        .create(json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "holder", "namespace": "default"}
+        }))
+        .await;
+    // A lease owned by a lease: dependent and owner both light-watched.
+    let _: Lease = cluster
+        .create(json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "held", "namespace": "default",
+                "ownerReferences": [owner_ref(&holder)]}
+        }))
+        .await;
+    let leases = cluster.api::<Lease>();
+    leases
+        .delete("holder", &with_policy(PropagationPolicy::Foreground))
+        .await
+        .expect("delete lease");
+    until_gone("lease", || async {
+        leases.get_opt("holder").await.expect("get")
+    })
+    .await;
+    assert!(
+        leases.get_opt("held").await.expect("get").is_none(),
+        "the dependent lease went first"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_event_deleted_with_orphan_goes() {
+    use k8s_openapi::api::core::v1::Event;
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let _: Event = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "e1", "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+            "reason": "Test", "message": "m"
+        }))
+        .await;
+    let events = cluster.api::<Event>();
+    events
+        .delete("e1", &with_policy(PropagationPolicy::Orphan))
+        .await
+        .expect("delete event");
+    until_gone("event", || async {
+        events.get_opt("e1").await.expect("get")
+    })
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_restarted_collector_finishes_owners_left_with_its_finalizer() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let mut cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    cluster.stop_components().await;
+    let _: Lease = cluster
+        .create(json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "l", "namespace": "default"}
+        }))
+        .await;
+    let leases = cluster.api::<Lease>();
+    leases
+        .delete("l", &with_policy(PropagationPolicy::Foreground))
+        .await
+        .expect("delete lease");
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let stuck = leases.get("l").await.expect("no collector: still there");
+    assert_eq!(stuck.finalizers(), ["foregroundDeletion"]);
+    // The light watch's first listing finds it.
+    cluster.restart_components().await;
+    until_gone("lease", || async {
+        leases.get_opt("l").await.expect("get")
+    })
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pod_owned_by_a_deleted_lease_is_collected() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let lease: Lease = cluster
+        .create(json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "l", "namespace": "default"}
+        }))
+        .await;
+    let _: Pod = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "default",
+                "ownerReferences": [owner_ref(&lease)]},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}
+        }))
+        .await;
+    let pods = cluster.api::<Pod>();
+    // A live owner of a kind without a cache: confirmed live, kept.
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert!(pods.get_opt("p").await.expect("get").is_some());
+    cluster
+        .api::<Lease>()
+        .delete("l", &background())
+        .await
+        .expect("delete lease");
+    until_gone("pod", || async { pods.get_opt("p").await.expect("get") }).await;
+}

@@ -10,21 +10,41 @@
 //!   dependents first, one with `foregroundDeletion` deletes them first
 //!   ([`owner_plan`]); then the finalizer goes.
 //!
-//! The kinds are a table ([`dependent_kinds`], [`owner_kinds`]): adding a
-//! kind is one line there.
+//! The kinds are one table ([`kinds`]), every kind the API server serves,
+//! each both a possible owner and a possible dependent, namespaced or
+//! cluster-scoped: the kinds with a shared informer are read from its cache;
+//! namespaces, leases and events (numerous) have no full cache but a light
+//! watch of their own ([`Light`]) that keeps only the metadata of the objects
+//! the collector may act on — those with owner references and those being
+//! deleted with one of its finalizers — so the memory they cost is that of
+//! these few objects, not of every event.
+//!
+//! Namespaces: the API server itself deletes a namespace's content (there is
+//! no namespace controller; `spec.finalizers: [kubernetes]` is not waited
+//! for); once it is empty the namespace is deleted with the request's
+//! propagation policy, and the collector removes `foregroundDeletion` /
+//! `orphan` from its `metadata.finalizers` like any owner's.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 
+use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
 use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Event, Namespace};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions, PropagationPolicy};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event as WatchEvent};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
-use exitplan_control::gc::{DependentAction, OwnerState, dependent_action, owner_plan};
+use exitplan_control::gc::{
+    DependentAction, OwnerState, dependent_action, gc_meta, has_gc_finalizer, needs_tracking,
+    owner_plan,
+};
 
 use crate::context::{Context, Task};
 use crate::informer::{Change, Informer, ObjectKey};
@@ -41,19 +61,24 @@ pub const OWNER_QUEUE_NAME: &str = "garbage_collector_attempt_to_orphan";
 /// A change handler on metadata: `(old, new)`, `None` for an absent side.
 type MetaHandler = Box<dyn Fn(Option<&ObjectMeta>, Option<&ObjectMeta>) + Send + Sync>;
 
-/// One kind the collector handles, as an object-safe view of its informer
-/// and API.
+/// One kind the collector handles, as an object-safe view of its cache and
+/// API.
 trait GcKind: Send + Sync {
-    /// API group (`""` for core) and kind.
-    fn group_kind(&self) -> (String, String);
+    /// Whether owner references with API group `group` (`""` for core) and
+    /// `kind` name this kind.
+    fn is(&self, group: &str, kind: &str) -> bool;
+    /// Whether its objects live in namespaces.
+    fn namespaced(&self) -> bool;
     /// The cached object's metadata.
     fn cached(&self, key: &ObjectKey) -> Option<ObjectMeta>;
-    /// Keys of cached objects referencing owner `uid` (dependent kinds only).
+    /// Keys of cached objects referencing owner `uid`.
     fn referencing(&self, uid: &str) -> Vec<ObjectKey>;
-    /// Adds the owner-UID index (dependent kinds only).
+    /// Adds the owner-UID index (to a shared informer).
     fn index_owners(&self);
     /// Calls `f(old, new)` on every change (`None` for absent sides).
     fn watch(&self, f: MetaHandler);
+    /// The kind's own watch loop, if it has no shared informer.
+    fn run(&self) -> Option<Task>;
     /// The live object's metadata (`None` when not found).
     fn get_live(
         &self,
@@ -73,75 +98,153 @@ trait GcKind: Send + Sync {
     ) -> BoxFuture<'static, Result<(), kube::Error>>;
 }
 
+/// What the collector needs of a resource type.
+trait Kind:
+    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+impl<K> Kind for K where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+/// The API of a kind, namespaced or cluster-scoped.
+struct Remote<K> {
+    client: kube::Client,
+    namespaced: bool,
+    api: fn(kube::Client, Option<&str>) -> Api<K>,
+}
+
+impl<K> Clone for Remote<K> {
+    fn clone(&self) -> Self {
+        Remote {
+            client: self.client.clone(),
+            namespaced: self.namespaced,
+            api: self.api,
+        }
+    }
+}
+
+fn namespaced_api<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
+where
+    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
+{
+    Api::namespaced(client, namespace.unwrap_or_default())
+}
+
+fn cluster_api<K: Resource<DynamicType = ()>>(client: kube::Client, _: Option<&str>) -> Api<K> {
+    Api::all(client)
+}
+
+impl<K: Kind> Remote<K> {
+    fn namespaced(client: &kube::Client) -> Self
+    where
+        K: Resource<Scope = NamespaceResourceScope>,
+    {
+        Remote {
+            client: client.clone(),
+            namespaced: true,
+            api: namespaced_api::<K>,
+        }
+    }
+
+    fn cluster(client: &kube::Client) -> Self {
+        Remote {
+            client: client.clone(),
+            namespaced: false,
+            api: cluster_api::<K>,
+        }
+    }
+
+    fn of(&self, key: &ObjectKey) -> Api<K> {
+        (self.api)(self.client.clone(), key.namespace.as_deref())
+    }
+
+    fn get_live(
+        &self,
+        key: ObjectKey,
+    ) -> BoxFuture<'static, Result<Option<ObjectMeta>, kube::Error>> {
+        let api = self.of(&key);
+        Box::pin(async move { Ok(api.get_opt(&key.name).await?.map(|o| o.meta().clone())) })
+    }
+
+    fn merge_patch(
+        &self,
+        key: ObjectKey,
+        patch: serde_json::Value,
+    ) -> BoxFuture<'static, Result<(), kube::Error>> {
+        let api = self.of(&key);
+        Box::pin(async move {
+            api.patch(&key.name, &PatchParams::default(), &Patch::Merge(patch))
+                .await
+                .map(|_| ())
+        })
+    }
+
+    fn delete(
+        &self,
+        key: ObjectKey,
+        dp: DeleteParams,
+    ) -> BoxFuture<'static, Result<(), kube::Error>> {
+        let api = self.of(&key);
+        Box::pin(async move {
+            match api.delete(&key.name, &dp).await {
+                Ok(_) => Ok(()),
+                Err(kube::Error::Api(s)) if s.is_not_found() => Ok(()),
+                Err(e) => Err(e),
+            }
+        })
+    }
+}
+
+/// A kind read from its shared informer.
 struct Typed<K> {
     informer: Informer<K>,
-    client: kube::Client,
+    remote: Remote<K>,
 }
 
 fn typed<K>(informer: &Informer<K>, client: &kube::Client) -> Arc<dyn GcKind>
 where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
-        + Clone
-        + DeserializeOwned
-        + Debug
-        + Send
-        + Sync
-        + 'static,
+    K: Kind + Resource<Scope = NamespaceResourceScope>,
 {
     Arc::new(Typed {
         informer: informer.clone(),
-        client: client.clone(),
+        remote: Remote::namespaced(client),
     })
 }
 
-/// The dependents the collector looks after.
-fn dependent_kinds(ctx: &Context) -> Vec<Arc<dyn GcKind>> {
+fn typed_cluster<K: Kind>(informer: &Informer<K>, client: &kube::Client) -> Arc<dyn GcKind> {
+    Arc::new(Typed {
+        informer: informer.clone(),
+        remote: Remote::cluster(client),
+    })
+}
+
+/// Every kind the API server serves (see `exitplan_apiserver::registry`).
+fn kinds(ctx: &Context) -> Vec<Arc<dyn GcKind>> {
+    let i = &ctx.informers;
+    let c = &ctx.client;
     vec![
-        // Evictions, owned by EvictionRequests.
-        typed(&ctx.informers.evictions, &ctx.client),
-        // Pods, owned by Jobs.
-        typed(&ctx.informers.pods, &ctx.client),
+        typed(&i.evictions, c),
+        typed(&i.eviction_requests, c),
+        typed(&i.pods, c),
+        typed(&i.jobs, c),
+        typed(&i.pdbs, c),
+        typed_cluster(&i.nodes, c),
+        Light::<Namespace>::kind(Remote::cluster(c), &[""]),
+        Light::<Lease>::kind(Remote::namespaced(c), &["coordination.k8s.io"]),
+        // One storage, two API groups.
+        Light::<Event>::kind(Remote::namespaced(c), &["", "events.k8s.io"]),
     ]
 }
 
-/// The owners whose presence the collector checks.
-fn owner_kinds(ctx: &Context) -> Vec<Arc<dyn GcKind>> {
-    vec![
-        typed(&ctx.informers.eviction_requests, &ctx.client),
-        typed(&ctx.informers.jobs, &ctx.client),
-    ]
-}
-
-impl<K> Typed<K>
-where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
-        + Clone
-        + DeserializeOwned
-        + Debug
-        + Send
-        + Sync
-        + 'static,
-{
-    fn api(&self, key: &ObjectKey) -> Api<K> {
-        Api::namespaced(
-            self.client.clone(),
-            key.namespace.as_deref().unwrap_or_default(),
-        )
+impl<K: Kind> GcKind for Typed<K> {
+    fn is(&self, group: &str, kind: &str) -> bool {
+        K::group(&()) == group && K::kind(&()) == kind
     }
-}
 
-impl<K> GcKind for Typed<K>
-where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
-        + Clone
-        + DeserializeOwned
-        + Debug
-        + Send
-        + Sync
-        + 'static,
-{
-    fn group_kind(&self) -> (String, String) {
-        (K::group(&()).into_owned(), K::kind(&()).into_owned())
+    fn namespaced(&self) -> bool {
+        self.remote.namespaced
     }
 
     fn cached(&self, key: &ObjectKey) -> Option<ObjectMeta> {
@@ -157,9 +260,11 @@ where
     }
 
     fn index_owners(&self) {
-        self.informer.add_index(OWNER_UID_INDEX, |o: &K| {
-            o.owner_references().iter().map(|r| r.uid.clone()).collect()
-        });
+        if !self.informer.has_index(OWNER_UID_INDEX) {
+            self.informer.add_index(OWNER_UID_INDEX, |o: &K| {
+                o.owner_references().iter().map(|r| r.uid.clone()).collect()
+            });
+        }
     }
 
     fn watch(&self, f: MetaHandler) {
@@ -171,12 +276,15 @@ where
             });
     }
 
+    fn run(&self) -> Option<Task> {
+        None
+    }
+
     fn get_live(
         &self,
         key: ObjectKey,
     ) -> BoxFuture<'static, Result<Option<ObjectMeta>, kube::Error>> {
-        let api = self.api(&key);
-        Box::pin(async move { Ok(api.get_opt(&key.name).await?.map(|o| o.meta().clone())) })
+        self.remote.get_live(key)
     }
 
     fn merge_patch(
@@ -184,12 +292,7 @@ where
         key: ObjectKey,
         patch: serde_json::Value,
     ) -> BoxFuture<'static, Result<(), kube::Error>> {
-        let api = self.api(&key);
-        Box::pin(async move {
-            api.patch(&key.name, &PatchParams::default(), &Patch::Merge(patch))
-                .await
-                .map(|_| ())
-        })
+        self.remote.merge_patch(key, patch)
     }
 
     fn delete(
@@ -197,14 +300,210 @@ where
         key: ObjectKey,
         dp: DeleteParams,
     ) -> BoxFuture<'static, Result<(), kube::Error>> {
-        let api = self.api(&key);
-        Box::pin(async move {
-            match api.delete(&key.name, &dp).await {
-                Ok(_) => Ok(()),
-                Err(kube::Error::Api(s)) if s.is_not_found() => Ok(()),
-                Err(e) => Err(e),
+        self.remote.delete(key, dp)
+    }
+}
+
+/// What a light watch remembers: the trimmed metadata of the objects
+/// [`needs_tracking`] keeps, indexed by owner UID.
+#[derive(Default)]
+struct Tracked {
+    objects: HashMap<ObjectKey, ObjectMeta>,
+    by_owner: HashMap<String, BTreeSet<ObjectKey>>,
+}
+
+impl Tracked {
+    fn unindex(&mut self, key: &ObjectKey, meta: &ObjectMeta) {
+        for r in meta.owner_references.iter().flatten() {
+            if let Some(keys) = self.by_owner.get_mut(&r.uid) {
+                keys.remove(key);
+                if keys.is_empty() {
+                    self.by_owner.remove(&r.uid);
+                }
             }
+        }
+    }
+
+    /// Stores `meta` at `key` (or forgets `key` for `None`); the previous value.
+    fn set(&mut self, key: &ObjectKey, meta: Option<ObjectMeta>) -> Option<ObjectMeta> {
+        let old = self.objects.remove(key);
+        if let Some(old) = &old {
+            self.unindex(key, old);
+        }
+        if let Some(meta) = meta {
+            for r in meta.owner_references.iter().flatten() {
+                self.by_owner
+                    .entry(r.uid.clone())
+                    .or_default()
+                    .insert(key.clone());
+            }
+            self.objects.insert(key.clone(), meta);
+        }
+        old
+    }
+}
+
+/// A kind without a shared informer: its own watch, remembering only what
+/// [`needs_tracking`] keeps (trimmed by [`gc_meta`]).
+struct Light<K> {
+    remote: Remote<K>,
+    groups: &'static [&'static str],
+    tracked: Arc<Mutex<Tracked>>,
+    handlers: Arc<RwLock<Vec<MetaHandler>>>,
+}
+
+impl<K> Clone for Light<K> {
+    fn clone(&self) -> Self {
+        Light {
+            remote: self.remote.clone(),
+            groups: self.groups,
+            tracked: self.tracked.clone(),
+            handlers: self.handlers.clone(),
+        }
+    }
+}
+
+impl<K: Kind> Light<K> {
+    fn kind(remote: Remote<K>, groups: &'static [&'static str]) -> Arc<dyn GcKind> {
+        Arc::new(Light {
+            remote,
+            groups,
+            tracked: Arc::default(),
+            handlers: Arc::default(),
         })
+    }
+
+    /// Stores (or forgets) `key`, outside of which handlers run.
+    fn set(&self, key: &ObjectKey, meta: Option<ObjectMeta>) -> Option<ObjectMeta> {
+        match self.tracked.lock() {
+            Ok(mut t) => t.set(key, meta),
+            Err(_) => None,
+        }
+    }
+
+    fn notify(&self, old: Option<&ObjectMeta>, new: Option<&ObjectMeta>) {
+        if let Ok(hs) = self.handlers.read() {
+            for h in hs.iter() {
+                h(old, new);
+            }
+        }
+    }
+
+    fn applied(&self, meta: &ObjectMeta) {
+        let key = key_of(meta);
+        let new = needs_tracking(meta).then(|| gc_meta(meta));
+        let old = self.set(&key, new.clone());
+        if old.is_some() || new.is_some() {
+            self.notify(old.as_ref(), Some(&new.unwrap_or_else(|| gc_meta(meta))));
+        }
+    }
+
+    fn deleted(&self, meta: &ObjectMeta) {
+        // Every deletion: dependents of the object may be waiting for it.
+        let _ = self.set(&key_of(meta), None);
+        self.notify(Some(&gc_meta(meta)), None);
+    }
+
+    /// A fresh listing: objects no longer there count as deleted.
+    fn replaced(&self, listing: HashMap<ObjectKey, ObjectMeta>) {
+        let before = match self.tracked.lock() {
+            Ok(mut t) => std::mem::take(&mut *t).objects,
+            Err(_) => return,
+        };
+        for (key, meta) in &listing {
+            let _ = self.set(key, Some(meta.clone()));
+        }
+        for (key, old) in &before {
+            if !listing.contains_key(key) {
+                self.notify(Some(old), None);
+            }
+        }
+        for (key, new) in &listing {
+            self.notify(before.get(key), Some(new));
+        }
+    }
+
+    async fn run_watch(self) {
+        let api: Api<K> = Api::all(self.remote.client.clone());
+        let mut stream = watcher::watcher(api, watcher::Config::default())
+            .default_backoff()
+            .boxed();
+        let mut listing: Option<HashMap<ObjectKey, ObjectMeta>> = None;
+        while let Some(event) = stream.next().await {
+            match event {
+                Ok(WatchEvent::Init) => listing = Some(HashMap::new()),
+                Ok(WatchEvent::InitApply(obj)) => {
+                    if let Some(l) = listing.as_mut()
+                        && needs_tracking(obj.meta())
+                    {
+                        l.insert(ObjectKey::of(&obj), gc_meta(obj.meta()));
+                    }
+                }
+                Ok(WatchEvent::InitDone) => self.replaced(listing.take().unwrap_or_default()),
+                Ok(WatchEvent::Apply(obj)) => self.applied(obj.meta()),
+                Ok(WatchEvent::Delete(obj)) => self.deleted(obj.meta()),
+                Err(e) => {
+                    tracing::warn!(kind = K::kind(&()).as_ref(), error = %e, "garbage collector watch failed; retrying")
+                }
+            }
+        }
+    }
+}
+
+impl<K: Kind> GcKind for Light<K> {
+    fn is(&self, group: &str, kind: &str) -> bool {
+        self.groups.contains(&group) && K::kind(&()) == kind
+    }
+
+    fn namespaced(&self) -> bool {
+        self.remote.namespaced
+    }
+
+    fn cached(&self, key: &ObjectKey) -> Option<ObjectMeta> {
+        self.tracked.lock().ok()?.objects.get(key).cloned()
+    }
+
+    fn referencing(&self, uid: &str) -> Vec<ObjectKey> {
+        self.tracked
+            .lock()
+            .ok()
+            .and_then(|t| t.by_owner.get(uid).map(|k| k.iter().cloned().collect()))
+            .unwrap_or_default()
+    }
+
+    fn index_owners(&self) {}
+
+    fn watch(&self, f: MetaHandler) {
+        if let Ok(mut hs) = self.handlers.write() {
+            hs.push(f);
+        }
+    }
+
+    fn run(&self) -> Option<Task> {
+        Some(Box::pin(self.clone().run_watch()))
+    }
+
+    fn get_live(
+        &self,
+        key: ObjectKey,
+    ) -> BoxFuture<'static, Result<Option<ObjectMeta>, kube::Error>> {
+        self.remote.get_live(key)
+    }
+
+    fn merge_patch(
+        &self,
+        key: ObjectKey,
+        patch: serde_json::Value,
+    ) -> BoxFuture<'static, Result<(), kube::Error>> {
+        self.remote.merge_patch(key, patch)
+    }
+
+    fn delete(
+        &self,
+        key: ObjectKey,
+        dp: DeleteParams,
+    ) -> BoxFuture<'static, Result<(), kube::Error>> {
+        self.remote.delete(key, dp)
     }
 }
 
@@ -215,34 +514,34 @@ fn group_of(api_version: &str) -> &str {
 
 #[derive(Clone)]
 struct Collector {
-    dependents: Arc<Vec<Arc<dyn GcKind>>>,
-    owners: Arc<Vec<Arc<dyn GcKind>>>,
+    /// Every kind, owner and dependent alike; queue items index into it.
+    kinds: Arc<Vec<Arc<dyn GcKind>>>,
     dependent_queue: Queue<(usize, ObjectKey)>,
     owner_queue: Queue<(usize, ObjectKey)>,
 }
 
-/// Registers the collector's indexes and handlers and returns its workers.
+/// Registers the collector's indexes and handlers and returns its workers
+/// (and the light watches).
 pub fn register(ctx: &Context) -> Vec<Task> {
     let c = Collector {
-        dependents: Arc::new(dependent_kinds(ctx)),
-        owners: Arc::new(owner_kinds(ctx)),
+        kinds: Arc::new(kinds(ctx)),
         dependent_queue: Queue::new(DEPENDENT_QUEUE_NAME),
         owner_queue: Queue::new(OWNER_QUEUE_NAME),
     };
-    for (i, kind) in c.dependents.iter().enumerate() {
+    let mut tasks: Vec<Task> = Vec::new();
+    for (i, kind) in c.kinds.iter().enumerate() {
         kind.index_owners();
         let h = c.clone();
-        kind.watch(Box::new(move |old, new| h.dependent_changed(i, old, new)));
-    }
-    for (i, kind) in c.owners.iter().enumerate() {
-        let h = c.clone();
-        kind.watch(Box::new(move |old, new| h.owner_changed(i, old, new)));
+        kind.watch(Box::new(move |old, new| {
+            h.dependent_changed(old, new, i);
+            h.owner_changed(i, old, new);
+        }));
+        tasks.extend(kind.run());
     }
     let d = c.clone();
-    vec![
-        Box::pin(async move { d.dependent_work().await }),
-        Box::pin(async move { c.owner_work().await }),
-    ]
+    tasks.push(Box::pin(async move { d.dependent_work().await }));
+    tasks.push(Box::pin(async move { c.owner_work().await }));
+    tasks
 }
 
 fn key_of(meta: &ObjectMeta) -> ObjectKey {
@@ -252,24 +551,30 @@ fn key_of(meta: &ObjectMeta) -> ObjectKey {
     )
 }
 
-fn has_gc_finalizer(meta: &ObjectMeta) -> bool {
-    meta.finalizers.iter().flatten().any(|f| {
-        f == exitplan_control::gc::FINALIZER_ORPHAN
-            || f == exitplan_control::gc::FINALIZER_FOREGROUND
-    })
-}
-
 impl Collector {
-    /// The owner kind a reference names, if the collector knows it.
+    /// The kind a reference names, if the collector knows it.
     fn owner_kind(&self, r: &OwnerReference) -> Option<usize> {
         let group = group_of(&r.api_version);
-        self.owners.iter().position(|k| {
-            let (g, kind) = k.group_kind();
-            g == group && kind == r.kind
-        })
+        self.kinds.iter().position(|k| k.is(group, &r.kind))
     }
 
-    fn dependent_changed(&self, i: usize, old: Option<&ObjectMeta>, new: Option<&ObjectMeta>) {
+    /// The key of the owner `r` of a dependent in `namespace`: a
+    /// cluster-scoped owner has none; `None` for a namespaced owner of a
+    /// cluster-scoped dependent (invalid; such references are left alone).
+    fn owner_key(
+        &self,
+        o: usize,
+        namespace: Option<&str>,
+        r: &OwnerReference,
+    ) -> Option<ObjectKey> {
+        if !self.kinds.get(o)?.namespaced() {
+            Some(ObjectKey::new(None, &r.name))
+        } else {
+            namespace.map(|ns| ObjectKey::new(Some(ns), &r.name))
+        }
+    }
+
+    fn dependent_changed(&self, old: Option<&ObjectMeta>, new: Option<&ObjectMeta>, i: usize) {
         if let Some(new) = new
             && new.owner_references.as_ref().is_some_and(|r| !r.is_empty())
         {
@@ -278,14 +583,13 @@ impl Collector {
         // Owners waiting for their dependents (orphan, foreground) look again.
         for meta in [old, new].into_iter().flatten() {
             for r in meta.owner_references.iter().flatten() {
-                if let Some(o) = self.owner_kind(r) {
-                    let key = ObjectKey::new(meta.namespace.as_deref(), &r.name);
-                    if self.owners[o]
+                if let Some(o) = self.owner_kind(r)
+                    && let Some(key) = self.owner_key(o, meta.namespace.as_deref(), r)
+                    && self.kinds[o]
                         .cached(&key)
                         .is_some_and(|m| has_gc_finalizer(&m))
-                    {
-                        self.owner_queue.add((o, key));
-                    }
+                {
+                    self.owner_queue.add((o, key));
                 }
             }
         }
@@ -305,7 +609,7 @@ impl Collector {
             _ => None,
         };
         if let Some(uid) = gone_uid {
-            for (d, kind) in self.dependents.iter().enumerate() {
+            for (d, kind) in self.kinds.iter().enumerate() {
                 for key in kind.referencing(&uid) {
                     self.dependent_queue.add((d, key));
                 }
@@ -315,11 +619,14 @@ impl Collector {
 
     /// Cached view of an owner reference of a dependent in `namespace`.
     fn cached_state(&self, namespace: Option<&str>, r: &OwnerReference) -> OwnerState {
-        let Some(o) = self.owner_kind(r) else {
-            // Unknown kinds are never collected.
+        // Unknown kinds (and invalid references) are never collected.
+        let Some((o, key)) = self
+            .owner_kind(r)
+            .and_then(|o| Some((o, self.owner_key(o, namespace, r)?)))
+        else {
             return OwnerState::Present;
         };
-        match self.owners[o].cached(&ObjectKey::new(namespace, &r.name)) {
+        match self.kinds[o].cached(&key) {
             Some(m) if m.uid.as_deref() == Some(r.uid.as_str()) => OwnerState::Present,
             _ => OwnerState::Gone,
         }
@@ -330,12 +637,13 @@ impl Collector {
         namespace: Option<&str>,
         r: &OwnerReference,
     ) -> Result<OwnerState, kube::Error> {
-        let Some(o) = self.owner_kind(r) else {
+        let Some((o, key)) = self
+            .owner_kind(r)
+            .and_then(|o| Some((o, self.owner_key(o, namespace, r)?)))
+        else {
             return Ok(OwnerState::Present);
         };
-        let live = self.owners[o]
-            .get_live(ObjectKey::new(namespace, &r.name))
-            .await?;
+        let live = self.kinds[o].get_live(key).await?;
         Ok(match live {
             Some(m) if m.uid.as_deref() == Some(r.uid.as_str()) => OwnerState::Present,
             _ => OwnerState::Gone,
@@ -356,7 +664,7 @@ impl Collector {
     }
 
     async fn sync_dependent(&self, (i, key): &(usize, ObjectKey)) -> Result<(), kube::Error> {
-        let Some(kind) = self.dependents.get(*i) else {
+        let Some(kind) = self.kinds.get(*i) else {
             return Ok(());
         };
         let Some(meta) = kind.cached(key) else {
@@ -441,7 +749,7 @@ impl Collector {
     }
 
     async fn sync_owner(&self, (i, key): &(usize, ObjectKey)) -> Result<(), kube::Error> {
-        let Some(kind) = self.owners.get(*i) else {
+        let Some(kind) = self.kinds.get(*i) else {
             return Ok(());
         };
         let Some(owner) = kind.cached(key) else {
@@ -451,7 +759,7 @@ impl Collector {
             return Ok(());
         };
         let mut found: Vec<(usize, ObjectKey, ObjectMeta)> = Vec::new();
-        for (d, dk) in self.dependents.iter().enumerate() {
+        for (d, dk) in self.kinds.iter().enumerate() {
             for dkey in dk.referencing(uid) {
                 if let Some(m) = dk.cached(&dkey) {
                     found.push((d, dkey, m));
@@ -463,15 +771,16 @@ impl Collector {
         for &j in &plan.release {
             if let Some((d, dkey, m)) = found.get(j) {
                 tracing::info!(owner = %key, dependent = %dkey, "orphaning dependent");
-                self.strip(self.dependents[*d].as_ref(), dkey, m, &[uid.to_owned()])
+                self.strip(self.kinds[*d].as_ref(), dkey, m, &[uid.to_owned()])
                     .await?;
             }
         }
         for &j in &plan.delete {
             if let Some((d, dkey, m)) = found.get(j) {
                 tracing::info!(owner = %key, dependent = %dkey, "deleting dependent in the foreground");
-                // Background for the dependent itself: a kind the collector
-                // does not finalize as an owner must not get a finalizer.
+                // Background for the dependent itself: its own dependents
+                // are collected once it is gone (upstream deletes it in the
+                // foreground when it has some: an order difference only).
                 let dp = DeleteParams {
                     propagation_policy: Some(PropagationPolicy::Background),
                     preconditions: Some(Preconditions {
@@ -480,7 +789,7 @@ impl Collector {
                     }),
                     ..DeleteParams::default()
                 };
-                self.dependents[*d].delete(dkey.clone(), dp).await?;
+                self.kinds[*d].delete(dkey.clone(), dp).await?;
             }
         }
         if let Some(finalizer) = plan.remove_finalizer {
