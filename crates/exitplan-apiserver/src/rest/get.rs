@@ -98,3 +98,26 @@ pub async fn get(call: &Call) -> Result<Response, ApiError> {
         .ok_or_else(|| not_found(call.def.group, call.def.plural, call.name()))?;
     render_stored(call, 200, &stored)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+
+    #[test]
+    fn stored_bytes_are_the_answer_only_without_a_conversion() {
+        let core = find("", "v1", "events").expect("core events");
+        let events = find("events.k8s.io", "v1", "events").expect("events.k8s.io");
+        let stored = br#"{"apiVersion":"v1","kind":"Event","message":"m"}"#;
+        assert!(is_typed(core, stored));
+        assert!(!is_typed(events, stored));
+        // Even bytes that look like the view are converted (never spliced).
+        let view = br#"{"apiVersion":"events.k8s.io/v1","kind":"Event","note":"m"}"#;
+        assert!(!is_typed(events, view));
+        let value: Value = serde_json::from_slice(stored).expect("json");
+        let served = super::super::meta::served(events, value);
+        assert_eq!(served["note"], "m");
+        assert_eq!(served["apiVersion"], "events.k8s.io/v1");
+        assert!(served.get("message").is_none());
+    }
+}
