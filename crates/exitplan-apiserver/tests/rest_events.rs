@@ -525,6 +525,45 @@ async fn patches_and_updates_through_either_view() {
     assert_eq!(c.message.as_deref(), Some("Created pod: j2-abcde"));
     assert_eq!(c.involved_object.kind.as_deref(), Some("Job"));
 
+    // managedFields of both views live on the one object: a core/v1 write
+    // and a second apply through events.k8s.io both succeed.
+    core.patch(
+        "j2.2",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"labels": {"core": "yes"}}})),
+    )
+    .await
+    .expect("core patch");
+    let mut again = job_event("j2.2");
+    again["metadata"]["labels"] = json!({"applied": "2"});
+    let applied = events
+        .patch(
+            "j2.2",
+            &PatchParams::apply("job-controller").force(),
+            &Patch::Apply(again),
+        )
+        .await
+        .expect("apply again");
+    let labels = applied.metadata.labels.expect("labels");
+    assert_eq!(labels.get("applied").map(String::as_str), Some("2"));
+    assert_eq!(labels.get("core").map(String::as_str), Some("yes"));
+    let managers: Vec<(String, String)> = applied
+        .metadata
+        .managed_fields
+        .expect("managedFields")
+        .into_iter()
+        .map(|m| {
+            (
+                m.manager.unwrap_or_default(),
+                m.api_version.unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(
+        managers.contains(&("job-controller".to_owned(), "events.k8s.io/v1".to_owned())),
+        "{managers:?}"
+    );
+
     // A DELETE through events.k8s.io removes the one object.
     events
         .delete("j2.2", &DeleteParams::default())
