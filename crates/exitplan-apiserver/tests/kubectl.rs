@@ -378,3 +378,77 @@ async fn kubectl_drain_waits_for_the_disruption_budget() {
     kubelet.abort();
     c.stop().await;
 }
+
+const JOB: &str = r#"
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j2
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+"#;
+
+/// An Event the Job controller writes through events.k8s.io/v1 shows in
+/// `kubectl get events` (core/v1, OBJECT and MESSAGE filled) and in
+/// `kubectl describe job` (a core/v1 list by `involvedObject.*` fields).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_shows_events_k8s_io_events() {
+    let c = Cluster::start("events").await;
+    c.ok(&["apply", "-f", "-"], Some(JOB)).await;
+    let job: serde_json::Value =
+        serde_json::from_str(&c.ok(&["get", "job", "j2", "-o", "json"], None).await).expect("json");
+    let client = support::authed_client(&c.server, TOKEN);
+    let events: Api<k8s_openapi::api::events::v1::Event> = Api::default_namespaced(client);
+    let event = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "j2.1", "namespace": "default"},
+        "eventTime": "2026-11-29T10:00:00.000000Z",
+        "regarding": {"apiVersion": "batch/v1", "kind": "Job", "name": "j2", "namespace": "default",
+                      "uid": job["metadata"]["uid"], "resourceVersion": job["metadata"]["resourceVersion"]},
+        "note": "Created pod: j2-abcde",
+        "reason": "SuccessfulCreate",
+        "type": "Normal",
+        "action": "Create",
+        "reportingController": "job-controller",
+        "reportingInstance": "job-controller-node-1"
+    }))
+    .expect("event");
+    events
+        .create(&PostParams::default(), &event)
+        .await
+        .expect("event");
+
+    let table = c.ok(&["get", "events"], None).await;
+    let row = table
+        .lines()
+        .find(|l| l.contains("SuccessfulCreate"))
+        .unwrap_or_else(|| panic!("no event row: {table}"));
+    assert!(row.contains("job/j2"), "OBJECT: {table}");
+    assert!(row.contains("Created pod: j2-abcde"), "MESSAGE: {table}");
+    let json: serde_json::Value = serde_json::from_str(
+        &c.ok(&["get", "events.v1.", "j2.1", "-o", "json"], None)
+            .await,
+    )
+    .expect("json");
+    assert_eq!(json["apiVersion"], "v1");
+    assert_eq!(json["involvedObject"]["name"], "j2");
+    assert_eq!(json["message"], "Created pod: j2-abcde");
+    assert!(json.get("note").is_none(), "{json}");
+
+    let describe = c.ok(&["describe", "job", "j2"], None).await;
+    let events_section = describe
+        .split("Events:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no Events section: {describe}"));
+    assert!(
+        events_section.contains("SuccessfulCreate")
+            && events_section.contains("job-controller")
+            && events_section.contains("Created pod: j2-abcde"),
+        "{describe}"
+    );
+    c.stop().await;
+}

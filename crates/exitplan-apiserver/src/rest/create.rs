@@ -151,6 +151,7 @@ pub async fn create_object(
         return Ok(Created::DryRun(obj));
     }
     let key = def.key(Some(&ns), &name);
+    let obj = super::meta::to_stored(def, obj)?;
     let attrs = def.attrs(&obj);
     let stored = state
         .store

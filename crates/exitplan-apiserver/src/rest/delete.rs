@@ -24,7 +24,9 @@ use super::errors::{
 };
 use super::get::render;
 use super::list::{Selectors, list_object, select};
-use super::meta::{deletion_grace, deletion_timestamp, finalizers, meta_mut, meta_str, set_type};
+use super::meta::{
+    deletion_grace, deletion_timestamp, finalizers, meta_mut, meta_str, served, to_stored,
+};
 use super::respond;
 use super::state::{Call, State};
 use crate::registry::{RESOURCES, ResourceDef};
@@ -302,17 +304,14 @@ pub async fn delete_object(
             .store
             .get(&key)
             .ok_or_else(|| not_found(def.group, def.plural, name))?;
-        let mut obj = current.value()?;
-        set_type(&mut obj, def);
+        let mut obj = served(def, current.value()?);
         check_preconditions(def, name, &obj, options)?;
         let original = obj.clone();
         let now = state.clock.now();
         let (graceful, pending) = before_delete(def, &mut obj, grace, now);
         if pending {
-            let mut unchanged = current.value()?;
-            set_type(&mut unchanged, def);
             return Ok(Deleted {
-                object: unchanged,
+                object: served(def, current.value()?),
                 removed: false,
             });
         }
@@ -364,16 +363,16 @@ pub async fn delete_object(
                         });
                     }
                 } else {
-                    let attrs = def.attrs(&obj);
+                    let to_store = to_stored(def, obj.clone())?;
+                    let attrs = def.attrs(&to_store);
                     match state
                         .store
-                        .put(key.clone(), obj.clone(), attrs, precondition)
+                        .put(key.clone(), to_store, attrs, precondition)
                         .await
                     {
                         Ok(stored) => {
                             precondition = Precondition::Revision(stored.revision);
-                            let mut written = stored.value()?;
-                            set_type(&mut written, def);
+                            let written = served(def, stored.value()?);
                             if !delete_now {
                                 tracing::info!(resource = def.plural, name, "marked for deletion");
                                 return Ok(Deleted {
@@ -406,10 +405,8 @@ pub async fn delete_object(
                     rv = deleted.revision,
                     "deleted"
                 );
-                let mut object = deleted.value()?;
-                set_type(&mut object, def);
                 return Ok(Deleted {
-                    object,
+                    object: served(def, deleted.value()?),
                     removed: true,
                 });
             }
@@ -505,10 +502,8 @@ async fn delete_namespace(
                 WriteError::Conflict { .. } => conflict_modified(def.group, def.plural, name),
                 other => from_write(other),
             })?;
-        let mut object = stored.value()?;
-        set_type(&mut object, def);
         return Ok(Deleted {
-            object,
+            object: served(def, stored.value()?),
             removed: false,
         });
     }

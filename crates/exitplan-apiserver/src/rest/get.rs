@@ -6,7 +6,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::errors::{ApiError, not_found};
-use super::meta::set_type;
+use super::meta::served;
 use super::negotiate::{Output, output};
 use super::respond;
 use super::state::{Call, State};
@@ -14,7 +14,7 @@ use crate::discovery;
 use crate::registry::ResourceDef;
 use crate::storage::StoredObject;
 
-/// The stored object `name`, or 404.
+/// The stored object `name`, or 404, with the object as `def` serves it.
 pub fn current(
     state: &State,
     def: &ResourceDef,
@@ -25,8 +25,7 @@ pub fn current(
         .store
         .get(&def.key(namespace, name))
         .ok_or_else(|| not_found(def.group, def.plural, name))?;
-    let mut value = stored.value()?;
-    set_type(&mut value, def);
+    let value = served(def, stored.value()?);
     Ok((stored, value))
 }
 
@@ -59,15 +58,18 @@ pub fn render_stored(call: &Call, code: u16, stored: &StoredObject) -> Result<Re
     {
         return Ok(respond::json_bytes(code, stored.json.clone()));
     }
-    let mut value = stored.value()?;
-    set_type(&mut value, call.def);
-    render(call, code, &value)
+    render(call, code, &served(call.def, stored.value()?))
 }
 
 /// Whether stored JSON starts with `def`'s `apiVersion` and `kind`: stored
 /// objects are serialized with sorted keys and every write path types them,
-/// so such bytes are the object exactly as an answer shows it.
+/// so such bytes are the object exactly as an answer shows it. Never for a
+/// resource whose objects are stored in another shape (its `conversion`):
+/// those are converted for every answer.
 pub fn is_typed(def: &ResourceDef, json: &[u8]) -> bool {
+    if def.conversion.is_some() {
+        return false;
+    }
     let api_version = def.api_version();
     let fields: [&[u8]; 5] = [
         b"{\"apiVersion\":\"",
@@ -95,4 +97,27 @@ pub async fn get(call: &Call) -> Result<Response, ApiError> {
         .get(&call.def.key(call.ns(), call.name()))
         .ok_or_else(|| not_found(call.def.group, call.def.plural, call.name()))?;
     render_stored(call, 200, &stored)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+
+    #[test]
+    fn stored_bytes_are_the_answer_only_without_a_conversion() {
+        let core = find("", "v1", "events").expect("core events");
+        let events = find("events.k8s.io", "v1", "events").expect("events.k8s.io");
+        let stored = br#"{"apiVersion":"v1","kind":"Event","message":"m"}"#;
+        assert!(is_typed(core, stored));
+        assert!(!is_typed(events, stored));
+        // Even bytes that look like the view are converted (never spliced).
+        let view = br#"{"apiVersion":"events.k8s.io/v1","kind":"Event","note":"m"}"#;
+        assert!(!is_typed(events, view));
+        let value: Value = serde_json::from_slice(stored).expect("json");
+        let served = super::super::meta::served(events, value);
+        assert_eq!(served["note"], "m");
+        assert_eq!(served["apiVersion"], "events.k8s.io/v1");
+        assert!(served.get("message").is_none());
+    }
 }

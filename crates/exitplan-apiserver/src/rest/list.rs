@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::errors::{ApiError, bad_request, failure, invalid_options, too_large_resource_version};
 use super::get::is_typed;
-use super::meta::set_type;
+use super::meta::served;
 use super::negotiate::{Output, output};
 use super::respond;
 use super::state::Call;
@@ -170,11 +170,7 @@ impl Page {
     pub fn values(&self, def: &ResourceDef) -> Result<Vec<Value>, StorageError> {
         self.stored
             .iter()
-            .map(|o| {
-                let mut v = o.value()?;
-                set_type(&mut v, def);
-                Ok(v)
-            })
+            .map(|o| Ok(served(def, o.value()?)))
             .collect()
     }
 }
@@ -265,8 +261,7 @@ pub fn list_json(
         if is_typed(def, &object.json) {
             out.extend_from_slice(&object.json);
         } else {
-            let mut v = object.value()?;
-            set_type(&mut v, def);
+            let v = served(def, object.value()?);
             serde_json::to_writer(&mut out, &v).map_err(encode)?;
         }
     }

@@ -133,6 +133,27 @@ pub fn meta_mut(obj: &mut Value) -> Option<&mut serde_json::Map<String, Value>> 
         .as_object_mut()
 }
 
+/// A stored object as `def` serves it: converted from the stored shape when
+/// `def` is another view of it (`events.k8s.io` Events are stored as core
+/// Events), with `def`'s `apiVersion` and `kind`.
+pub fn served(def: &ResourceDef, stored: Value) -> Value {
+    let mut value = match def.conversion {
+        Some(c) => (c.from_storage)(&stored),
+        None => stored,
+    };
+    set_type(&mut value, def);
+    value
+}
+
+/// An object as `def` serves it → the object to store (400 when it does
+/// not convert; unchanged for resources stored as they are served).
+pub fn to_stored(def: &ResourceDef, object: Value) -> Result<Value, super::ApiError> {
+    match def.conversion {
+        Some(c) => (c.to_storage)(&object).map_err(super::errors::bad_request),
+        None => Ok(object),
+    }
+}
+
 /// Sets `apiVersion` and `kind` of an object of `def`.
 pub fn set_type(obj: &mut Value, def: &ResourceDef) {
     if let Some(m) = obj.as_object_mut() {

@@ -95,8 +95,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                 Err(e) => return Err(e),
             }
         };
-        let mut old = current.value()?;
-        set_type(&mut old, def);
+        let old = super::meta::served(def, current.value()?);
         let patched = match ty {
             PatchType::Json => patch::json_patch(&old, &call.body),
             PatchType::Merge => patch::merge_patch(&old, &call.body),

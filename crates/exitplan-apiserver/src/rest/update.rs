@@ -13,7 +13,8 @@ use super::create::{admission_error, decode_body};
 use super::errors::{ApiError, bad_request, conflict_modified, from_write};
 use super::get::{current, render, render_stored};
 use super::meta::{
-    deletion_grace, field_manager, finalizers, meta_mut, meta_str, set_type, type_ref,
+    deletion_grace, field_manager, finalizers, meta_mut, meta_str, served, set_type, to_stored,
+    type_ref,
 };
 use super::state::{Call, State};
 use crate::registry::ResourceDef;
@@ -26,7 +27,7 @@ pub struct Update<'a> {
     pub def: &'a ResourceDef,
     /// The object as stored now.
     pub current: Arc<StoredObject>,
-    /// `current` already parsed and typed (`set_type`), if the caller has
+    /// `current` already parsed and as `def` serves it (`served`), if the caller has
     /// it: saves parsing it again.
     pub old: Option<Value>,
     /// The new object (metadata.resourceVersion: the caller's precondition, if any).
@@ -56,11 +57,7 @@ impl Updated {
     /// The object now (or as it would be), typed.
     pub fn into_object(self, def: &ResourceDef) -> Result<Value, ApiError> {
         match self {
-            Updated::Stored(stored) => {
-                let mut object = stored.value()?;
-                set_type(&mut object, def);
-                Ok(object)
-            }
+            Updated::Stored(stored) => Ok(served(def, stored.value()?)),
             Updated::Object(object) => Ok(object),
         }
     }
@@ -104,11 +101,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     }
     let old = match old {
         Some(old) => old,
-        None => {
-            let mut old = current.value()?;
-            set_type(&mut old, def);
-            old
-        }
+        None => served(def, current.value()?),
     };
     set_type(&mut new, def);
     let now = state.clock.now();
@@ -160,6 +153,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         crate::storage::set_resource_version(&mut object, deleted.revision);
         return Ok(Updated::Object(object));
     }
+    let new = to_stored(def, new)?;
     let attrs = def.attrs(&new);
     let stored = state
         .store

@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use super::errors::{ApiError, status_json};
 use super::get::is_typed;
 use super::list::{ReadAt, Selectors, parse_rv};
-use super::meta::set_type;
+use super::meta::served;
 use super::negotiate::{Output, output};
 use super::state::{Call, State};
 use crate::discovery;
@@ -80,8 +80,7 @@ impl Watcher {
         if matches!(self.output, Output::Json) && is_typed(self.def, &object.json) {
             return Some(event_line(ty, &object.json));
         }
-        let mut value = object.value().ok()?;
-        set_type(&mut value, self.def);
+        let value = served(self.def, object.value().ok()?);
         let value = match self.output {
             Output::Json => value,
             Output::Table(include) => discovery::table(
