@@ -17,6 +17,11 @@ fn default_kubeconfig() -> Option<PathBuf> {
     Some(crate::cmd::up::default_data_dir().join("kubeconfig")).filter(|p| p.is_file())
 }
 
+/// The `User-Agent` of exitplan's clients: the server names the field
+/// manager of a write without `fieldManager` after its prefix (`exitplan`),
+/// as upstream does (kube-rs sends none, which reads as `unknown`).
+pub const USER_AGENT: &str = concat!("exitplan/", env!("CARGO_PKG_VERSION"));
+
 /// A client for the current context of the kubeconfig at `path` (or the
 /// default one, see [`default_kubeconfig`]).
 pub async fn client(path: Option<&Path>) -> Result<kube::Client> {
@@ -28,16 +33,21 @@ pub async fn client(path: Option<&Path>) -> Result<kube::Client> {
 /// that adjusts it before building its client.
 pub async fn config(path: Option<&Path>) -> Result<kube::Config> {
     let path = path.map(Path::to_path_buf).or_else(default_kubeconfig);
-    match &path {
+    let mut config = match &path {
         Some(p) => {
             let kc = Kubeconfig::read_from(p)
                 .with_context(|| format!("reading kubeconfig {}", p.display()))?;
             kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
                 .await
-                .with_context(|| format!("loading kubeconfig {}", p.display()))
+                .with_context(|| format!("loading kubeconfig {}", p.display()))?
         }
         None => kube::Config::infer()
             .await
-            .context("no kubeconfig: pass --kubeconfig, set $KUBECONFIG, or start `exitplan up`"),
-    }
+            .context("no kubeconfig: pass --kubeconfig, set $KUBECONFIG, or start `exitplan up`")?,
+    };
+    config.headers.push((
+        axum::http::header::USER_AGENT,
+        axum::http::HeaderValue::from_static(USER_AGENT),
+    ));
+    Ok(config)
 }

@@ -179,6 +179,10 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
             move |mut req: axum::http::Request<kube::client::Body>| {
                 req.headers_mut()
                     .insert(axum::http::header::AUTHORIZATION, bearer.clone());
+                req.headers_mut().insert(
+                    axum::http::header::USER_AGENT,
+                    axum::http::HeaderValue::from_static(crate::connect::USER_AGENT),
+                );
                 req
             },
         );
