@@ -793,3 +793,49 @@ async fn a_pod_owned_by_a_deleted_lease_is_collected() {
         .expect("delete lease");
     until_gone("pod", || async { pods.get_opt("p").await.expect("get") }).await;
 }
+
+/// A restarted collector does not act before its light watches have their
+/// first listing: an owner left with `orphan` whose only dependent is a
+/// lease (a kind without a shared cache) releases it — the reference is
+/// stripped and the lease kept — instead of looking dependent-less, going,
+/// and then having its lease collected as an orphan of a gone owner.
+#[tokio::test(start_paused = true)]
+async fn a_restarted_collector_releases_light_dependents_before_finishing_an_orphan_delete() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let mut cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    cluster.stop_components().await;
+    let owner: Pod = cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "owner", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}
+        }))
+        .await;
+    let _: Lease = cluster
+        .create(json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "held", "namespace": "default",
+                "ownerReferences": [owner_ref(&owner)]}
+        }))
+        .await;
+    let pods = cluster.api::<Pod>();
+    pods.delete("owner", &with_policy(PropagationPolicy::Orphan))
+        .await
+        .expect("delete pod");
+    let stuck = pods.get("owner").await.expect("no collector: still there");
+    assert_eq!(stuck.finalizers(), ["orphan"]);
+    cluster.restart_components().await;
+    until_gone("pod", || async { pods.get_opt("owner").await.expect("get") }).await;
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let held = cluster
+        .api::<Lease>()
+        .get_opt("held")
+        .await
+        .expect("get")
+        .expect("the orphaned lease is kept");
+    assert!(
+        held.owner_references().is_empty(),
+        "released: {:?}",
+        held.owner_references()
+    );
+}

@@ -79,6 +79,9 @@ trait GcKind: Send + Sync {
     fn watch(&self, f: MetaHandler);
     /// The kind's own watch loop, if it has no shared informer.
     fn run(&self) -> Option<Task>;
+    /// Completes once the kind's cache holds a first full listing (at once
+    /// for shared informers: the runtime starts workers after their sync).
+    fn synced(&self) -> BoxFuture<'static, ()>;
     /// The live object's metadata (`None` when not found).
     fn get_live(
         &self,
@@ -280,6 +283,10 @@ impl<K: Kind> GcKind for Typed<K> {
         None
     }
 
+    fn synced(&self) -> BoxFuture<'static, ()> {
+        Box::pin(std::future::ready(()))
+    }
+
     fn get_live(
         &self,
         key: ObjectKey,
@@ -350,6 +357,8 @@ struct Light<K> {
     groups: &'static [&'static str],
     tracked: Arc<Mutex<Tracked>>,
     handlers: Arc<RwLock<Vec<MetaHandler>>>,
+    /// Set once the first listing is in `tracked`.
+    synced: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl<K> Clone for Light<K> {
@@ -359,6 +368,7 @@ impl<K> Clone for Light<K> {
             groups: self.groups,
             tracked: self.tracked.clone(),
             handlers: self.handlers.clone(),
+            synced: self.synced.clone(),
         }
     }
 }
@@ -370,6 +380,7 @@ impl<K: Kind> Light<K> {
             groups,
             tracked: Arc::default(),
             handlers: Arc::default(),
+            synced: Arc::new(tokio::sync::watch::channel(false).0),
         })
     }
 
@@ -404,15 +415,19 @@ impl<K: Kind> Light<K> {
         self.notify(Some(&gc_meta(meta)), None);
     }
 
-    /// A fresh listing: objects no longer there count as deleted.
+    /// A fresh listing, swapped in at once (a concurrent reader sees the
+    /// old or the new cache, never a partial one): objects no longer there
+    /// count as deleted. The first one marks the kind synced.
     fn replaced(&self, listing: HashMap<ObjectKey, ObjectMeta>) {
+        let mut fresh = Tracked::default();
+        for (key, meta) in &listing {
+            let _ = fresh.set(key, Some(meta.clone()));
+        }
         let before = match self.tracked.lock() {
-            Ok(mut t) => std::mem::take(&mut *t).objects,
+            Ok(mut t) => std::mem::replace(&mut *t, fresh).objects,
             Err(_) => return,
         };
-        for (key, meta) in &listing {
-            let _ = self.set(key, Some(meta.clone()));
-        }
+        self.synced.send_replace(true);
         for (key, old) in &before {
             if !listing.contains_key(key) {
                 self.notify(Some(old), None);
@@ -481,6 +496,13 @@ impl<K: Kind> GcKind for Light<K> {
 
     fn run(&self) -> Option<Task> {
         Some(Box::pin(self.clone().run_watch()))
+    }
+
+    fn synced(&self) -> BoxFuture<'static, ()> {
+        let mut rx = self.synced.subscribe();
+        Box::pin(async move {
+            let _ = rx.wait_for(|synced| *synced).await;
+        })
     }
 
     fn get_live(
@@ -650,7 +672,17 @@ impl Collector {
         })
     }
 
+    /// Completes once every kind's cache has its first listing: until then
+    /// an owner would look dependent-less and a dependent owner-less
+    /// (upstream's collector waits for all its monitors to sync too).
+    async fn synced(&self) {
+        for kind in self.kinds.iter() {
+            kind.synced().await;
+        }
+    }
+
     async fn dependent_work(self) {
+        self.synced().await;
         while let Some(item) = self.dependent_queue.get().await {
             match self.sync_dependent(&item).await {
                 Ok(()) => self.dependent_queue.forget(&item),
@@ -736,6 +768,7 @@ impl Collector {
     }
 
     async fn owner_work(self) {
+        self.synced().await;
         while let Some(item) = self.owner_queue.get().await {
             match self.sync_owner(&item).await {
                 Ok(()) => self.owner_queue.forget(&item),
