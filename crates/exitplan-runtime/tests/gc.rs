@@ -825,7 +825,10 @@ async fn a_restarted_collector_releases_light_dependents_before_finishing_an_orp
     let stuck = pods.get("owner").await.expect("no collector: still there");
     assert_eq!(stuck.finalizers(), ["orphan"]);
     cluster.restart_components().await;
-    until_gone("pod", || async { pods.get_opt("owner").await.expect("get") }).await;
+    until_gone("pod", || async {
+        pods.get_opt("owner").await.expect("get")
+    })
+    .await;
     tokio::time::sleep(Duration::from_secs(60)).await;
     let held = cluster
         .api::<Lease>()

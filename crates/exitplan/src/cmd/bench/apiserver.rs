@@ -1,5 +1,5 @@
 //! `exitplan bench apiserver`: the embedded API server's figures — durable
-//! pod creates/s with 1 and 16 concurrent clients, LIST of 10,000 pods,
+//! (or, `--in-memory`, in-memory) pod creates/s with 1 and 16 concurrent clients, LIST of 10,000 pods,
 //! events/s delivered to 100 concurrent watchers (and whether each got every
 //! event in order), RSS idle and with 10,000 pods.
 //!
@@ -43,6 +43,10 @@ pub struct ApiserverArgs {
     /// Events (pod creates) delivered to every watcher.
     #[arg(long, default_value_t = 2_000)]
     pub events: usize,
+    /// Keep the store in memory (no commit reaches a disk): the server's
+    /// ceiling without durability.
+    #[arg(long)]
+    pub in_memory: bool,
 }
 
 /// A pod of about 1.5 KB of JSON, as a controller-created pod typically is.
@@ -109,7 +113,7 @@ async fn creates(
     latencies.sort();
     let rate = total as f64 / elapsed.as_secs_f64();
     println!(
-        "durable creates, {clients:>2} client(s): {rate:>7.0}/s   ({total} in {elapsed:.2?}; latency p50 {:.2?}, p99 {:.2?})",
+        "creates, {clients:>2} client(s): {rate:>7.0}/s   ({total} in {elapsed:.2?}; latency p50 {:.2?}, p99 {:.2?})",
         percentile(&latencies, 50),
         percentile(&latencies, 99),
     );
@@ -309,21 +313,24 @@ async fn bench(dir: &std::path::Path, args: &ApiserverArgs) -> Result<()> {
     } else {
         "release build"
     };
-    println!(
-        "exitplan bench apiserver ({profile}; 2 tokio workers; data in {})",
-        dir.display()
-    );
-    let fsync = fsync_latency(dir)?;
-    println!(
-        "disk: 4 KiB write + fdatasync {fsync:.2?} median (one client's durable creates are bounded by ~{:.0}/s)",
-        1.0 / fsync.as_secs_f64().max(1e-9)
-    );
-    let db = dir.join("exitplan.redb");
-    let _ = std::fs::remove_file(&db);
-    let server = Server::builder()
-        .store(Store::open(&db).with_context(|| format!("opening {}", db.display()))?)
-        .build()
-        .await?;
+    let store = if args.in_memory {
+        println!("exitplan bench apiserver ({profile}; 2 tokio workers; in-memory store)");
+        Store::in_memory()?
+    } else {
+        println!(
+            "exitplan bench apiserver ({profile}; 2 tokio workers; durable store in {})",
+            dir.display()
+        );
+        let fsync = fsync_latency(dir)?;
+        println!(
+            "disk: 4 KiB write + fdatasync {fsync:.2?} median (one client's durable creates are bounded by ~{:.0}/s)",
+            1.0 / fsync.as_secs_f64().max(1e-9)
+        );
+        let db = dir.join("exitplan.redb");
+        let _ = std::fs::remove_file(&db);
+        Store::open(&db).with_context(|| format!("opening {}", db.display()))?
+    };
+    let server = Server::builder().store(store).build().await?;
     let client = kube::Client::new(server.router(), "default");
     println!("RSS idle (server started, empty store): {}", mib(rss_kib()));
 
