@@ -82,6 +82,35 @@ trait GcKind: Send + Sync {
     /// Completes once the kind's cache holds a first full listing (at once
     /// for shared informers: the runtime starts workers after their sync).
     fn synced(&self) -> BoxFuture<'static, ()>;
+    /// The kind's API.
+    fn remote(&self) -> &dyn RemoteApi;
+    /// The live object's metadata (`None` when not found).
+    fn get_live(
+        &self,
+        key: ObjectKey,
+    ) -> BoxFuture<'static, Result<Option<ObjectMeta>, kube::Error>> {
+        self.remote().get_live(key)
+    }
+    /// A merge patch of the object.
+    fn merge_patch(
+        &self,
+        key: ObjectKey,
+        patch: serde_json::Value,
+    ) -> BoxFuture<'static, Result<(), kube::Error>> {
+        self.remote().merge_patch(key, patch)
+    }
+    /// Deletes the object.
+    fn delete(
+        &self,
+        key: ObjectKey,
+        dp: DeleteParams,
+    ) -> BoxFuture<'static, Result<(), kube::Error>> {
+        self.remote().delete(key, dp)
+    }
+}
+
+/// The calls the collector makes on one kind's objects.
+trait RemoteApi: Send + Sync {
     /// The live object's metadata (`None` when not found).
     fn get_live(
         &self,
@@ -93,7 +122,7 @@ trait GcKind: Send + Sync {
         key: ObjectKey,
         patch: serde_json::Value,
     ) -> BoxFuture<'static, Result<(), kube::Error>>;
-    /// Deletes the object.
+    /// Deletes the object (gone already counts as done).
     fn delete(
         &self,
         key: ObjectKey,
@@ -162,7 +191,9 @@ impl<K: Kind> Remote<K> {
     fn of(&self, key: &ObjectKey) -> Api<K> {
         (self.api)(self.client.clone(), key.namespace.as_deref())
     }
+}
 
+impl<K: Kind> RemoteApi for Remote<K> {
     fn get_live(
         &self,
         key: ObjectKey,
@@ -287,27 +318,8 @@ impl<K: Kind> GcKind for Typed<K> {
         Box::pin(std::future::ready(()))
     }
 
-    fn get_live(
-        &self,
-        key: ObjectKey,
-    ) -> BoxFuture<'static, Result<Option<ObjectMeta>, kube::Error>> {
-        self.remote.get_live(key)
-    }
-
-    fn merge_patch(
-        &self,
-        key: ObjectKey,
-        patch: serde_json::Value,
-    ) -> BoxFuture<'static, Result<(), kube::Error>> {
-        self.remote.merge_patch(key, patch)
-    }
-
-    fn delete(
-        &self,
-        key: ObjectKey,
-        dp: DeleteParams,
-    ) -> BoxFuture<'static, Result<(), kube::Error>> {
-        self.remote.delete(key, dp)
+    fn remote(&self) -> &dyn RemoteApi {
+        &self.remote
     }
 }
 
@@ -505,27 +517,8 @@ impl<K: Kind> GcKind for Light<K> {
         })
     }
 
-    fn get_live(
-        &self,
-        key: ObjectKey,
-    ) -> BoxFuture<'static, Result<Option<ObjectMeta>, kube::Error>> {
-        self.remote.get_live(key)
-    }
-
-    fn merge_patch(
-        &self,
-        key: ObjectKey,
-        patch: serde_json::Value,
-    ) -> BoxFuture<'static, Result<(), kube::Error>> {
-        self.remote.merge_patch(key, patch)
-    }
-
-    fn delete(
-        &self,
-        key: ObjectKey,
-        dp: DeleteParams,
-    ) -> BoxFuture<'static, Result<(), kube::Error>> {
-        self.remote.delete(key, dp)
+    fn remote(&self) -> &dyn RemoteApi {
+        &self.remote
     }
 }
 
