@@ -15,18 +15,30 @@ fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
-/// Starts `exitplan up` as the bare API server (`--nodes 0`: nothing writes
-/// but the test); returns the child and the server address.
-fn start(data: &Path, kubeconfig: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exitplan"))
-        .args(["up", "--nodes", "0", "--listen", "127.0.0.1:0", "--data"])
+/// Spawns `exitplan up --nodes NODES` on a free port, stdout piped.
+fn spawn(data: &Path, kubeconfig: &Path, nodes: usize) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_exitplan"))
+        .args([
+            "up",
+            "--nodes",
+            &nodes.to_string(),
+            "--listen",
+            "127.0.0.1:0",
+            "--data",
+        ])
         .arg(data)
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("spawn exitplan up");
+        .expect("spawn exitplan up")
+}
+
+/// Starts `exitplan up` as the bare API server (`--nodes 0`: nothing writes
+/// but the test); returns the child and the server address.
+fn start(data: &Path, kubeconfig: &Path) -> (Child, String) {
+    let mut child = spawn(data, kubeconfig, 0);
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = BufReader::new(stdout).lines();
     let first = lines.next().expect("a line").expect("utf-8");
@@ -180,15 +192,7 @@ fn up_serves_with_a_private_kubeconfig_and_stops_on_sigterm() {
 #[test]
 fn sigterm_right_after_listening_stops_cleanly() {
     let dir = temp_dir("early-term");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exitplan"))
-        .args(["up", "--nodes", "3", "--listen", "127.0.0.1:0", "--data"])
-        .arg(dir.join("data"))
-        .arg("--kubeconfig")
-        .arg(dir.join("kubeconfig"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn exitplan up");
+    let mut child = spawn(&dir.join("data"), &dir.join("kubeconfig"), 3);
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = BufReader::new(stdout).lines();
     let first = lines.next().expect("a line").expect("utf-8");
