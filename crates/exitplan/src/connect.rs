@@ -51,3 +51,13 @@ pub async fn config(path: Option<&Path>) -> Result<kube::Config> {
     ));
     Ok(config)
 }
+
+/// kubectl's rendering of a server error, `Error from server (NotFound):
+/// jobs.batch "x" not found`, instead of kube-rs' (which includes the whole
+/// `Status` in Rust debug form).
+pub fn server_error(e: kube::Error) -> anyhow::Error {
+    match e {
+        kube::Error::Api(s) => anyhow::anyhow!("Error from server ({}): {}", s.reason, s.message),
+        e => anyhow::Error::new(e),
+    }
+}

@@ -175,8 +175,10 @@ fn explains_a_live_job_exactly_as_offline() {
     let missing = exitplan(&["explain", "job", "nope"], Some(&up.kubeconfig));
     assert_eq!(missing.status.code(), Some(1));
     let err = text(&missing.stderr);
-    assert!(err.contains("getting job default/nope"), "{err}");
-    assert!(err.contains("not found"), "{err}");
+    assert_eq!(
+        err.trim(),
+        r#"error: getting job default/nope: Error from server (NotFound): jobs.batch "nope" not found"#
+    );
     // NAME and -f together are refused by the parser.
     let both = exitplan(
         &["explain", "job", "fj", "-f", "job.yaml", "--pods", "p.yaml"],

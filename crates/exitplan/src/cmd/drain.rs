@@ -33,6 +33,8 @@ use exitplan_api::lifecycle::constants::{
     CONDITION_FAILED, CONDITION_TARGET_EVICTED, INTENT_EVICTION,
 };
 
+use crate::connect::server_error;
+
 /// The default `spec.requester` of the requests.
 pub const DEFAULT_REQUESTER: &str = "exitplan.io/drain";
 /// Prefix of the requests' names (`drain-<pod>`).
@@ -472,14 +474,6 @@ async fn drain(args: DrainArgs) -> Result<ExitCode> {
         eprintln!("error: {c}");
     }
     Ok(ExitCode::FAILURE)
-}
-
-/// kubectl's rendering of a server error: `Error from server (NotFound): …`.
-fn server_error(e: kube::Error) -> anyhow::Error {
-    match e {
-        kube::Error::Api(s) => anyhow::anyhow!("Error from server ({}): {}", s.reason, s.message),
-        e => anyhow::Error::new(e),
-    }
 }
 
 fn humantime(d: Duration) -> String {

@@ -177,6 +177,7 @@ fn fetch(
         let job = jobs
             .get(name)
             .await
+            .map_err(crate::connect::server_error)
             .with_context(|| format!("getting job {ns}/{name}"))?;
         let selector = pod_selector(&job)
             .with_context(|| format!("job {ns}/{name} has neither a selector nor a UID"))?;
@@ -184,6 +185,7 @@ fn fetch(
         let pods = pods
             .list(&ListParams::default().labels(&selector))
             .await
+            .map_err(crate::connect::server_error)
             .with_context(|| format!("listing the pods of job {ns}/{name} ({selector})"))?
             .items;
         Ok((job, pods))
