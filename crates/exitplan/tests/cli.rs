@@ -370,3 +370,31 @@ fn explain_rejects_non_jobs_and_non_pods() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn explain_job_refuses_a_job_the_api_server_would_reject() {
+    let args = [
+        "explain",
+        "job",
+        "-f",
+        "examples/job/job-invalid.yaml",
+        "--pods",
+        "examples/job/pods.yaml",
+    ];
+    let o = exitplan(&args, None);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert_eq!(stdout(&o), "", "nothing is explained");
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(
+            r#"error: examples/job/job-invalid.yaml: Job.batch "bad-policy" is invalid: ["#
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            r#"spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified"#
+        ),
+        "{err}"
+    );
+}

@@ -22,7 +22,7 @@ use exitplan_api::batch::default_job;
 use exitplan_control::job::explain::{JobDecision, JobExplanation, explain};
 
 use crate::input::{InputError, flatten_lists, read_all, read_one, type_meta};
-use crate::kinds::{Doc, decode};
+use crate::kinds::{Doc, Kind, Operation, admit, decode};
 use crate::output::{Format, print_structured};
 use crate::table::Table;
 
@@ -105,7 +105,25 @@ pub fn run(cmd: ExplainCommand, clock: Timestamp) -> Result<ExitCode, InputError
         }
         None => return Err(InputError::NotAnObject(src)),
     }
-    let mut job: Job = decode(Doc { src, value })?;
+    // The Job as the API server would store it (defaulted), or its
+    // rejection: an invalid Job is never explained.
+    let admitted = admit(
+        Kind::Job,
+        Operation::Create,
+        Doc {
+            src: src.clone(),
+            value,
+        },
+        None,
+        now,
+    )?;
+    let mut job: Job = match admitted {
+        Ok(stored) => decode(Doc { src, value: stored })?,
+        Err(invalid) => {
+            eprintln!("error: {src}: {}", invalid.message());
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     default_job(&mut job);
     let (pods_src, docs) = read_all(pods_file)?;
     let mut pods = Vec::new();
