@@ -105,25 +105,28 @@ pub fn run(cmd: ExplainCommand, clock: Timestamp) -> Result<ExitCode, InputError
         }
         None => return Err(InputError::NotAnObject(src)),
     }
-    // The Job as the API server would store it (defaulted), or its
-    // rejection: an invalid Job is never explained.
-    let admitted = admit(
-        Kind::Job,
-        Operation::Create,
-        Doc {
+    // A Job the API server would reject is never explained. One exported
+    // from a server (it has a resourceVersion) is checked as an update of
+    // itself: as a create it would get a new UID its selector no longer
+    // matches. The Job explained is the input, defaulted as before.
+    let (op, old) = if value.pointer("/metadata/resourceVersion").is_some() {
+        let old = Doc {
             src: src.clone(),
-            value,
-        },
-        None,
-        now,
-    )?;
-    let mut job: Job = match admitted {
-        Ok(stored) => decode(Doc { src, value: stored })?,
-        Err(invalid) => {
-            eprintln!("error: {src}: {}", invalid.message());
-            return Ok(ExitCode::FAILURE);
-        }
+            value: value.clone(),
+        };
+        (Operation::Update, Some(old))
+    } else {
+        (Operation::Create, None)
     };
+    let new = Doc {
+        src: src.clone(),
+        value: value.clone(),
+    };
+    if let Err(invalid) = admit(Kind::Job, op, new, old, now)? {
+        eprintln!("error: {src}: {}", invalid.message());
+        return Ok(ExitCode::FAILURE);
+    }
+    let mut job: Job = decode(Doc { src, value })?;
     default_job(&mut job);
     let (pods_src, docs) = read_all(pods_file)?;
     let mut pods = Vec::new();
