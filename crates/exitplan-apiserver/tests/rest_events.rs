@@ -85,6 +85,23 @@ const CORE_ONLY: &[&str] = &[
     "count",
 ];
 
+/// Creates `job_event("j2.1")` through events.k8s.io/v1.
+async fn create_job_event(events: &Api<Event>) -> Event {
+    let event = serde_json::from_value(job_event("j2.1")).expect("event");
+    events
+        .create(&PostParams::default(), &event)
+        .await
+        .expect("create")
+}
+
+/// Creates `core_event("web-0.1")` through core/v1.
+async fn create_core_event(core: &Api<CoreEvent>) -> CoreEvent {
+    let event = serde_json::from_value(core_event("web-0.1")).expect("event");
+    core.create(&PostParams::default(), &event)
+        .await
+        .expect("create")
+}
+
 fn assert_shape(object: &Value, api_version: &str) {
     assert_eq!(object["apiVersion"], api_version, "{object}");
     assert_eq!(object["kind"], "Event", "{object}");
@@ -105,13 +122,7 @@ fn assert_shape(object: &Value, api_version: &str) {
 async fn an_events_k8s_io_event_reads_back_through_both_views() {
     let server = server().await;
     let (events, core) = apis(&server);
-    let created = events
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(job_event("j2.1")).expect("event"),
-        )
-        .await
-        .expect("create");
+    let created = create_job_event(&events).await;
     assert_eq!(created.note.as_deref(), Some("Created pod: j2-abcde"));
     let got = events.get("j2.1").await.expect("get");
     assert_eq!(
@@ -160,13 +171,7 @@ async fn an_events_k8s_io_event_reads_back_through_both_views() {
 async fn a_core_event_reads_back_through_both_views() {
     let server = server().await;
     let (events, core) = apis(&server);
-    let created = core
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(core_event("web-0.1")).expect("event"),
-        )
-        .await
-        .expect("create");
+    let created = create_core_event(&core).await;
     assert_eq!(core.get("web-0.1").await.expect("get"), created);
     let e = events.get("web-0.1").await.expect("events get");
     assert_eq!(e.metadata, created.metadata);
@@ -188,19 +193,8 @@ async fn a_core_event_reads_back_through_both_views() {
 async fn lists_and_tables_of_both_views() {
     let server = server().await;
     let (events, core) = apis(&server);
-    events
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(job_event("j2.1")).expect("event"),
-        )
-        .await
-        .expect("create");
-    core.create(
-        &PostParams::default(),
-        &serde_json::from_value(core_event("web-0.1")).expect("event"),
-    )
-    .await
-    .expect("create");
+    create_job_event(&events).await;
+    create_core_event(&core).await;
 
     let messages: Vec<_> = core
         .list(&ListParams::default())
@@ -284,19 +278,8 @@ async fn watches_of_both_views_see_writes_of_either() {
     // From "0": the current object as a synthetic ADDED, then changes.
     let mut core_watch = Box::pin(core.watch(&wp, "0").await.expect("core watch"));
     let mut events_watch = Box::pin(events.watch(&wp, "0").await.expect("events watch"));
-    events
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(job_event("j2.1")).expect("event"),
-        )
-        .await
-        .expect("create");
-    core.create(
-        &PostParams::default(),
-        &serde_json::from_value(core_event("web-0.1")).expect("event"),
-    )
-    .await
-    .expect("create");
+    create_job_event(&events).await;
+    create_core_event(&core).await;
     events
         .delete("j2.1", &DeleteParams::default())
         .await
@@ -354,19 +337,8 @@ async fn watches_of_both_views_see_writes_of_either() {
 async fn kubectl_describe_field_selector_finds_events_k8s_io_events() {
     let server = server().await;
     let (events, core) = apis(&server);
-    events
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(job_event("j2.1")).expect("event"),
-        )
-        .await
-        .expect("create");
-    core.create(
-        &PostParams::default(),
-        &serde_json::from_value(core_event("web-0.1")).expect("event"),
-    )
-    .await
-    .expect("create");
+    create_job_event(&events).await;
+    create_core_event(&core).await;
     let names = |list: kube::core::ObjectList<CoreEvent>| -> Vec<String> {
         list.items
             .into_iter()
@@ -419,13 +391,7 @@ async fn kubectl_describe_field_selector_finds_events_k8s_io_events() {
 async fn patches_and_updates_through_either_view() {
     let server = server().await;
     let (events, core) = apis(&server);
-    events
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(job_event("j2.1")).expect("event"),
-        )
-        .await
-        .expect("create");
+    create_job_event(&events).await;
 
     // The events recorder's series update: a merge patch on the
     // events.k8s.io view.
