@@ -90,9 +90,38 @@ impl Intervals {
         Self(out)
     }
 
+    /// The union of closed intervals `(first, last)` given in any order
+    /// (empty intervals, `last < first`, are dropped).
+    pub fn from_ranges(ranges: impl IntoIterator<Item = (i64, i64)>) -> Self {
+        let mut sorted: Vec<(i64, i64)> = ranges.into_iter().filter(|(f, l)| f <= l).collect();
+        sorted.sort_unstable();
+        Self::default().merge(&Self(sorted))
+    }
+
     /// Number of indexes covered.
     pub fn total(&self) -> i64 {
         self.0.iter().map(|(f, l)| l - f + 1).sum()
+    }
+
+    /// Number of indexes covered by both lists: one walk over the two
+    /// ordered lists (upstream `matchSucceededIndexesRule`'s overlap count).
+    pub fn intersection_total(&self, other: &Self) -> i64 {
+        let (mut i, mut j, mut total) = (0, 0, 0);
+        while let (Some(a), Some(b)) = (self.0.get(i), other.0.get(j)) {
+            let overlap = a.1.min(b.1) - a.0.max(b.0) + 1;
+            if overlap > 0 {
+                total += overlap;
+            }
+            match b.1.cmp(&a.1) {
+                std::cmp::Ordering::Less => j += 1,
+                std::cmp::Ordering::Greater => i += 1,
+                std::cmp::Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        total
     }
 
     /// Whether `ix` is covered.

@@ -3,7 +3,8 @@
 //! Data flow, one function per step:
 //! [`skip_reason`] → `SyncCtx::new` (classify pods §3, new finished pods,
 //! counters §4, back-off record §9) → `finished_condition` (terminal
-//! decision order §5, per-index limits §6) → pod management (delete active
+//! decision order §5, per-index limits §6, then the success policy of an
+//! Indexed Job via [`super::success_policy`]) → pod management (delete active
 //! pods of a finishing Job, or `manageJob` §7 via [`super::manage`]) →
 //! [`super::counting`] (two-phase counting §8, terminal condition, events) →
 //! [`SyncPlan`].
@@ -44,6 +45,7 @@ use super::plan::{
     EventType, JobEvent, ManageOutcome, PodRef, SkipReason, Step, SyncPlan, SyncSummary,
 };
 use super::pod_failure_policy::match_pod_failure_policy;
+use super::success_policy::{REASON_SUCCESS_POLICY, match_success_policy};
 
 /// Message of `BackoffLimitExceeded`.
 pub const MSG_BACKOFF_LIMIT_EXCEEDED: &str = "Job has reached the specified backoff limit";
@@ -292,7 +294,7 @@ fn active_deadline(
     Some((elapsed >= allowed, allowed.saturating_sub(elapsed)))
 }
 
-/// Terminal decision (§5 steps 1–6): returns the finished condition and a
+/// Terminal decision (§5 steps 1–7): returns the finished condition and a
 /// deadline requeue, if any. The failure type is always `FailureTarget`
 /// (delayTerminalCondition is on).
 pub(crate) fn finished_condition(ctx: &mut SyncCtx<'_>, now: Timestamp) -> Option<SignedDuration> {
@@ -363,6 +365,20 @@ pub(crate) fn finished_condition(ctx: &mut SyncCtx<'_>, now: Timestamp) -> Optio
                 &failed,
             );
             ctx.failed_indexes = Some(failed);
+        }
+        // §5 step 7: only when no failure was decided above.
+        if ctx.finished.is_none() {
+            let policy = job.spec.as_ref().and_then(|s| s.success_policy.as_ref());
+            let completions = indexes::completions(job);
+            if let Some(m) = match_success_policy(policy, completions, &ctx.succeeded_indexes) {
+                ctx.finished = Some(new_condition(
+                    CONDITION_SUCCESS_CRITERIA_MET,
+                    CONDITION_TRUE,
+                    REASON_SUCCESS_POLICY,
+                    &m.message,
+                    now,
+                ));
+            }
         }
     }
     requeue
@@ -489,10 +505,13 @@ fn manage_job(
     if diff <= 0 {
         return (None, None, active);
     }
+    // While a back-off holds creations back, nothing was created or deleted:
+    // `active` stays what it is (upstream kubernetes#139428: returning 0 made
+    // `ready > active`, which status validation refuses).
     if !ctx.per_index {
         let remaining = ctx.new_backoff.remaining(now);
         if remaining.is_positive() {
-            return (None, Some(remaining.max(MIN_REQUEUE_DELAY)), 0);
+            return (None, Some(remaining.max(MIN_REQUEUE_DELAY)), active);
         }
     }
     let mut n = usize::try_from(diff)
@@ -517,7 +536,7 @@ fn manage_job(
         if ctx.per_index {
             let (ready, remaining) = manage::indexes_ready_now(&to_add, &ctx.delayed, now);
             if remaining.is_positive() {
-                return (None, Some(remaining.max(MIN_REQUEUE_DELAY)), 0);
+                return (None, Some(remaining.max(MIN_REQUEUE_DELAY)), active);
             }
             to_add = ready;
         }

@@ -32,13 +32,13 @@ use serde_json::{Value, json};
 
 use super::pod_failure_policy::{cond_rule, exit_rule};
 
-const FINALIZER: &str = "batch.kubernetes.io/job-tracking";
+pub(super) const FINALIZER: &str = "batch.kubernetes.io/job-tracking";
 
-fn t0() -> Timestamp {
+pub(super) fn t0() -> Timestamp {
     "2026-03-01T12:00:00Z".parse().expect("time")
 }
 
-fn secs(n: i64) -> SignedDuration {
+pub(super) fn secs(n: i64) -> SignedDuration {
     SignedDuration::from_secs(n)
 }
 
@@ -46,9 +46,9 @@ fn secs(n: i64) -> SignedDuration {
 
 /// Pod builder over the k8s-openapi type.
 #[derive(Clone)]
-struct P(Value);
+pub(super) struct P(pub(super) Value);
 
-fn pod(i: usize) -> P {
+pub(super) fn pod(i: usize) -> P {
     let name = format!("mypod-{i}");
     P(json!({
         "metadata": {"namespace": "default", "name": name, "uid": name, "finalizers": [FINALIZER],
@@ -59,44 +59,44 @@ fn pod(i: usize) -> P {
 }
 
 impl P {
-    fn uid(mut self, uid: &str) -> Self {
+    pub(super) fn uid(mut self, uid: &str) -> Self {
         self.0["metadata"]["uid"] = json!(uid);
         self
     }
-    fn name(mut self, name: &str) -> Self {
+    pub(super) fn name(mut self, name: &str) -> Self {
         self.0["metadata"]["name"] = json!(name);
         self
     }
-    fn phase(mut self, phase: &str) -> Self {
+    pub(super) fn phase(mut self, phase: &str) -> Self {
         self.0["status"]["phase"] = json!(phase);
         self
     }
-    fn status_list(mut self, list: &str, v: Value) -> Self {
+    pub(super) fn status_list(mut self, list: &str, v: Value) -> Self {
         if let Some(a) = self.0["status"][list].as_array_mut() {
             a.push(v);
         }
         self
     }
-    fn exit(self, container: &str, code: i32) -> Self {
+    pub(super) fn exit(self, container: &str, code: i32) -> Self {
         self.status_list(
             "containerStatuses",
             cs(container, json!({"terminated": {"exitCode": code}})),
         )
     }
-    fn exit_at(self, container: &str, code: i32, at: Timestamp) -> Self {
+    pub(super) fn exit_at(self, container: &str, code: i32, at: Timestamp) -> Self {
         let st = json!({"terminated": {"exitCode": code, "finishedAt": at.to_string()}});
         self.status_list("containerStatuses", cs(container, st))
     }
-    fn init_exit(self, container: &str, code: i32) -> Self {
+    pub(super) fn init_exit(self, container: &str, code: i32) -> Self {
         self.status_list(
             "initContainerStatuses",
             cs(container, json!({"terminated": {"exitCode": code}})),
         )
     }
-    fn running(self, container: &str) -> Self {
+    pub(super) fn running(self, container: &str) -> Self {
         self.status_list("containerStatuses", cs(container, json!({"running": {}})))
     }
-    fn restarts(mut self, n: i32) -> Self {
+    pub(super) fn restarts(mut self, n: i32) -> Self {
         if let Some(a) = self.0["status"]["containerStatuses"].as_array_mut()
             && let Some(last) = a.last_mut()
         {
@@ -104,65 +104,65 @@ impl P {
         }
         self
     }
-    fn cond(self, type_: &str, status: &str) -> Self {
+    pub(super) fn cond(self, type_: &str, status: &str) -> Self {
         self.status_list("conditions", json!({"type": type_, "status": status}))
     }
-    fn dt(self) -> Self {
+    pub(super) fn dt(self) -> Self {
         self.cond("DisruptionTarget", "True")
     }
-    fn no_finalizer(mut self) -> Self {
+    pub(super) fn no_finalizer(mut self) -> Self {
         self.0["metadata"]["finalizers"] = json!([]);
         self
     }
-    fn deleted(mut self, at: Timestamp) -> Self {
+    pub(super) fn deleted(mut self, at: Timestamp) -> Self {
         self.0["metadata"]["deletionTimestamp"] = json!(at.to_string());
         self
     }
-    fn grace(mut self, s: i64) -> Self {
+    pub(super) fn grace(mut self, s: i64) -> Self {
         self.0["metadata"]["deletionGracePeriodSeconds"] = json!(s);
         self
     }
-    fn index(mut self, i: i64) -> Self {
+    pub(super) fn index(mut self, i: i64) -> Self {
         self.0["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] =
             json!(i.to_string());
         self
     }
-    fn fcount(mut self, n: i32) -> Self {
+    pub(super) fn fcount(mut self, n: i32) -> Self {
         self.0["metadata"]["annotations"]["batch.kubernetes.io/job-index-failure-count"] =
             json!(n.to_string());
         self
     }
-    fn icount(mut self, n: i32) -> Self {
+    pub(super) fn icount(mut self, n: i32) -> Self {
         self.0["metadata"]["annotations"]["batch.kubernetes.io/job-index-ignored-failure-count"] =
             json!(n.to_string());
         self
     }
-    fn node(mut self, n: &str) -> Self {
+    pub(super) fn node(mut self, n: &str) -> Self {
         self.0["spec"]["nodeName"] = json!(n);
         self
     }
-    fn created(mut self, at: Timestamp) -> Self {
+    pub(super) fn created(mut self, at: Timestamp) -> Self {
         self.0["metadata"]["creationTimestamp"] = json!(at.to_string());
         self
     }
-    fn sidecar(mut self, name: &str) -> Self {
+    pub(super) fn sidecar(mut self, name: &str) -> Self {
         self.0["spec"]["initContainers"] = json!([{"name": name, "restartPolicy": "Always"}]);
         self
     }
-    fn b(self) -> Pod {
+    pub(super) fn b(self) -> Pod {
         serde_json::from_value(self.0).expect("pod")
     }
 }
 
-fn cs(name: &str, state: Value) -> Value {
+pub(super) fn cs(name: &str, state: Value) -> Value {
     json!({"name": name, "image": "", "imageID": "", "ready": false, "restartCount": 0, "state": state})
 }
 
 /// Job builder.
 #[derive(Clone)]
-struct J(Value);
+pub(super) struct J(pub(super) Value);
 
-fn job(parallelism: i32, completions: Option<i32>) -> J {
+pub(super) fn job(parallelism: i32, completions: Option<i32>) -> J {
     let mut spec = json!({
         "parallelism": parallelism, "backoffLimit": 6,
         "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "main"}]}}
@@ -177,29 +177,29 @@ fn job(parallelism: i32, completions: Option<i32>) -> J {
 }
 
 impl J {
-    fn spec(mut self, key: &str, v: Value) -> Self {
+    pub(super) fn spec(mut self, key: &str, v: Value) -> Self {
         self.0["spec"][key] = v;
         self
     }
-    fn policy(self, rules: Vec<Value>) -> Self {
+    pub(super) fn policy(self, rules: Vec<Value>) -> Self {
         self.spec("podFailurePolicy", json!({"rules": rules}))
             .spec("podReplacementPolicy", json!("Failed"))
     }
-    fn backoff_limit(self, n: i32) -> Self {
+    pub(super) fn backoff_limit(self, n: i32) -> Self {
         self.spec("backoffLimit", json!(n))
     }
-    fn indexed(self) -> Self {
+    pub(super) fn indexed(self) -> Self {
         self.spec("completionMode", json!("Indexed"))
     }
-    fn per_index(self, n: i32) -> Self {
+    pub(super) fn per_index(self, n: i32) -> Self {
         self.spec("backoffLimitPerIndex", json!(n))
             .backoff_limit(i32::MAX)
     }
-    fn status(mut self, key: &str, v: Value) -> Self {
+    pub(super) fn status(mut self, key: &str, v: Value) -> Self {
         self.0["status"][key] = v;
         self
     }
-    fn condition(mut self, type_: &str, reason: &str, message: &str) -> Self {
+    pub(super) fn condition(mut self, type_: &str, reason: &str, message: &str) -> Self {
         let c = json!({"type": type_, "status": "True", "reason": reason, "message": message});
         match self.0["status"]["conditions"].as_array_mut() {
             Some(a) => a.push(c),
@@ -207,12 +207,12 @@ impl J {
         }
         self
     }
-    fn b(self) -> Job {
+    pub(super) fn b(self) -> Job {
         serde_json::from_value(self.0).expect("job")
     }
 }
 
-fn exit_rules() -> Vec<Value> {
+pub(super) fn exit_rules() -> Vec<Value> {
     vec![
         exit_rule("Ignore", "In", &[1, 2, 3], None),
         exit_rule("FailJob", "In", &[5, 6, 7], None),
@@ -221,7 +221,12 @@ fn exit_rules() -> Vec<Value> {
 
 // ---- running a sync ------------------------------------------------------
 
-fn run_full(job: &Job, pods: &[Pod], backoff: &BackoffRecord, now: Timestamp) -> SyncPlan {
+pub(super) fn run_full(
+    job: &Job,
+    pods: &[Pod],
+    backoff: &BackoffRecord,
+    now: Timestamp,
+) -> SyncPlan {
     let expected = BTreeSet::new();
     sync_job(&SyncInput {
         job,
@@ -233,12 +238,12 @@ fn run_full(job: &Job, pods: &[Pod], backoff: &BackoffRecord, now: Timestamp) ->
     })
 }
 
-fn run(job: &Job, pods: &[Pod]) -> SyncPlan {
+pub(super) fn run(job: &Job, pods: &[Pod]) -> SyncPlan {
     run_full(job, pods, &BackoffRecord::default(), t0())
 }
 
 /// The status after applying the plan.
-fn final_status(job: &Job, plan: &SyncPlan) -> JobStatus {
+pub(super) fn final_status(job: &Job, plan: &SyncPlan) -> JobStatus {
     plan.status_writes()
         .last()
         .map(|s| (*s).clone())
@@ -247,7 +252,7 @@ fn final_status(job: &Job, plan: &SyncPlan) -> JobStatus {
 }
 
 /// `(type, reason, message)` of every condition.
-fn conds(status: &JobStatus) -> Vec<(String, String, String)> {
+pub(super) fn conds(status: &JobStatus) -> Vec<(String, String, String)> {
     status
         .conditions
         .iter()
@@ -262,12 +267,12 @@ fn conds(status: &JobStatus) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn types(status: &JobStatus) -> Vec<String> {
+pub(super) fn types(status: &JobStatus) -> Vec<String> {
     conds(status).into_iter().map(|c| c.0).collect()
 }
 
 /// `(active, failed, succeeded)`.
-fn counters(status: &JobStatus) -> (i32, i32, i32) {
+pub(super) fn counters(status: &JobStatus) -> (i32, i32, i32) {
     (
         status.active.unwrap_or(0),
         status.failed.unwrap_or(0),
@@ -275,7 +280,7 @@ fn counters(status: &JobStatus) -> (i32, i32, i32) {
     )
 }
 
-fn uncounted(status: &JobStatus) -> (Vec<String>, Vec<String>) {
+pub(super) fn uncounted(status: &JobStatus) -> (Vec<String>, Vec<String>) {
     let u = status.uncounted_terminated_pods.clone().unwrap_or_default();
     (
         u.succeeded.unwrap_or_default(),
@@ -283,25 +288,25 @@ fn uncounted(status: &JobStatus) -> (Vec<String>, Vec<String>) {
     )
 }
 
-fn pair(type_: &str, reason: &str, message: &str) -> (String, String, String) {
+pub(super) fn pair(type_: &str, reason: &str, message: &str) -> (String, String, String) {
     (type_.to_owned(), reason.to_owned(), message.to_owned())
 }
 
 // ---- the in-memory store -------------------------------------------------
 
 /// A minimal API server + informer: applies plan steps like the runtime.
-struct Store {
-    job: Job,
-    pods: Vec<Pod>,
-    backoff: BackoffRecord,
-    now: Timestamp,
-    created: usize,
-    status_writes: Vec<JobStatus>,
-    events: Vec<(EventType, String, String)>,
+pub(super) struct Store {
+    pub(super) job: Job,
+    pub(super) pods: Vec<Pod>,
+    pub(super) backoff: BackoffRecord,
+    pub(super) now: Timestamp,
+    pub(super) created: usize,
+    pub(super) status_writes: Vec<JobStatus>,
+    pub(super) events: Vec<(EventType, String, String)>,
 }
 
 impl Store {
-    fn new(job: Job, pods: Vec<Pod>) -> Self {
+    pub(super) fn new(job: Job, pods: Vec<Pod>) -> Self {
         Self {
             job,
             pods,
@@ -313,23 +318,23 @@ impl Store {
         }
     }
 
-    fn plan(&self) -> SyncPlan {
+    pub(super) fn plan(&self) -> SyncPlan {
         run_full(&self.job, &self.pods, &self.backoff, self.now)
     }
 
-    fn sync(&mut self) -> SyncPlan {
+    pub(super) fn sync(&mut self) -> SyncPlan {
         let plan = self.plan();
         self.apply(&plan.steps);
         plan
     }
 
-    fn apply(&mut self, steps: &[Step]) {
+    pub(super) fn apply(&mut self, steps: &[Step]) {
         for step in steps {
             self.apply_one(step);
         }
     }
 
-    fn apply_one(&mut self, step: &Step) {
+    pub(super) fn apply_one(&mut self, step: &Step) {
         let now = self.now;
         match step {
             Step::DeletePods {
@@ -380,7 +385,7 @@ impl Store {
         self.gc();
     }
 
-    fn materialize(&mut self, np: &NewPod) -> Pod {
+    pub(super) fn materialize(&mut self, np: &NewPod) -> Pod {
         self.created += 1;
         let name = format!("{}{}", np.generate_name, self.created);
         let meta = np.template.metadata.clone().unwrap_or_default();
@@ -397,7 +402,7 @@ impl Store {
     }
 
     /// Deleted pods without finalizers disappear once terminal or unscheduled.
-    fn gc(&mut self) {
+    pub(super) fn gc(&mut self) {
         self.pods.retain(|p| {
             let deleted = p.metadata.deletion_timestamp.is_some();
             let fins = p
@@ -415,14 +420,14 @@ impl Store {
         });
     }
 
-    fn pod_mut(&mut self, name: &str) -> &mut Pod {
+    pub(super) fn pod_mut(&mut self, name: &str) -> &mut Pod {
         self.pods
             .iter_mut()
             .find(|p| p.metadata.name.as_deref() == Some(name))
             .expect("pod exists")
     }
 
-    fn by_index(&mut self, ix: i64) -> &mut Pod {
+    pub(super) fn by_index(&mut self, ix: i64) -> &mut Pod {
         let key = "batch.kubernetes.io/job-completion-index";
         self.pods
             .iter_mut()
@@ -445,18 +450,18 @@ impl Store {
             .expect("active pod for index")
     }
 
-    fn status(&self) -> JobStatus {
+    pub(super) fn status(&self) -> JobStatus {
         self.job.status.clone().unwrap_or_default()
     }
 }
 
-fn drop_finalizer(p: &mut Pod) {
+pub(super) fn drop_finalizer(p: &mut Pod) {
     if let Some(f) = p.metadata.finalizers.as_mut() {
         f.retain(|x| x != FINALIZER);
     }
 }
 
-fn set_phase(p: &mut Pod, phase: &str, exit: Option<(i32, Timestamp)>) {
+pub(super) fn set_phase(p: &mut Pod, phase: &str, exit: Option<(i32, Timestamp)>) {
     let mut status = json!({"phase": phase});
     if let Some((code, at)) = exit {
         status["containerStatuses"] = json!([cs(

@@ -7,6 +7,7 @@
 mod disruption;
 mod evictionrequest_controller;
 mod imperative;
+mod job_status_validity;
 mod job_sync;
 mod pod_failure_policy;
 mod simulation;
