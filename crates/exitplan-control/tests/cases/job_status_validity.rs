@@ -141,3 +141,361 @@ fn per_index_backoff_keeps_the_real_active_count() {
     assert_eq!((status.active, status.ready), (Some(1), Some(1)));
     assert_eq!(first_refused_write(&job, &plan, now), None);
 }
+
+// ---- property ------------------------------------------------------------
+
+mod property {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::super::job_sync::{FINALIZER, J, Store};
+    use super::super::pod_failure_policy::exit_rule;
+    use super::*;
+
+    /// A pod present when the controller starts.
+    #[derive(Clone, Debug)]
+    struct PodGen {
+        phase: &'static str,
+        ready: bool,
+        finalizer: bool,
+        deleted: bool,
+        exit: i32,
+        dt: bool,
+        bound: bool,
+        index: i64,
+        finished_ago: i64,
+    }
+
+    fn pod_gen() -> impl Strategy<Value = PodGen> {
+        (
+            prop::sample::select(vec!["Pending", "Running", "Succeeded", "Failed"]),
+            any::<bool>(),
+            prop::bool::weighted(0.85),
+            prop::bool::weighted(0.2),
+            prop::sample::select(vec![0, 1, 42, 143]),
+            prop::bool::weighted(0.3),
+            any::<bool>(),
+            -1i64..6,
+            prop_oneof![Just(0i64), 0i64..700],
+        )
+            .prop_map(
+                |(phase, ready, finalizer, deleted, exit, dt, bound, index, finished_ago)| PodGen {
+                    phase,
+                    ready,
+                    finalizer,
+                    deleted,
+                    exit,
+                    dt,
+                    bound,
+                    index,
+                    finished_ago,
+                },
+            )
+    }
+
+    /// The Job's shape.
+    #[derive(Clone, Debug)]
+    struct JobGen {
+        parallelism: i32,
+        completions: Option<i32>,
+        indexed: bool,
+        backoff_limit: i32,
+        per_index: Option<i32>,
+        max_failed_indexes: Option<i32>,
+        policy: u8,
+        success_rules: Vec<(Option<&'static str>, Option<i32>)>,
+        deadline: Option<i64>,
+    }
+
+    fn job_gen() -> impl Strategy<Value = JobGen> {
+        let rule = prop_oneof![
+            (
+                prop::sample::select(vec!["0", "1", "0,1", "0-2", "1-3,5", "9"]),
+                prop::option::of(1..4i32)
+            )
+                .prop_map(|(ix, count)| (Some(ix), count)),
+            (1..5i32).prop_map(|count| (None, Some(count))),
+        ];
+        (
+            0..4i32,
+            prop::option::of(1..6i32),
+            any::<bool>(),
+            prop::sample::select(vec![0, 1, 3, 100]),
+            prop::option::of(0..3i32),
+            prop::option::of(0..2i32),
+            0u8..5,
+            prop::collection::vec(rule, 0..3),
+            prop::option::of(prop::sample::select(vec![5i64, 40, 400])),
+        )
+            .prop_map(
+                |(
+                    parallelism,
+                    completions,
+                    indexed,
+                    backoff_limit,
+                    per_index,
+                    max_failed,
+                    policy,
+                    success_rules,
+                    deadline,
+                )| {
+                    // Validation: Indexed needs completions; per-index limits and a
+                    // success policy need Indexed.
+                    let completions = if indexed {
+                        completions.or(Some(3))
+                    } else {
+                        completions
+                    };
+                    JobGen {
+                        parallelism,
+                        completions,
+                        indexed,
+                        backoff_limit,
+                        per_index: per_index.filter(|_| indexed),
+                        max_failed_indexes: max_failed.filter(|_| indexed && per_index.is_some()),
+                        policy,
+                        success_rules: if indexed { success_rules } else { Vec::new() },
+                        deadline,
+                    }
+                },
+            )
+    }
+
+    fn build_job(g: &JobGen) -> Job {
+        let mut j: J = job(g.parallelism, g.completions).backoff_limit(g.backoff_limit);
+        if g.indexed {
+            j = j.indexed();
+        }
+        if let Some(n) = g.per_index {
+            j = j.per_index(n);
+        }
+        if let Some(m) = g.max_failed_indexes {
+            j = j.spec("maxFailedIndexes", json!(m));
+        }
+        j = match g.policy {
+            0 => j,
+            1 => j.policy(vec![cond_rule("Ignore", "DisruptionTarget", "True")]),
+            2 => j.policy(vec![
+                exit_rule("FailJob", "In", &[42], None),
+                cond_rule("Ignore", "DisruptionTarget", "True"),
+            ]),
+            3 if g.per_index.is_some() => j.policy(vec![
+                exit_rule("FailIndex", "In", &[1], None),
+                cond_rule("Ignore", "DisruptionTarget", "True"),
+            ]),
+            _ => j.policy(vec![exit_rule("Count", "In", &[1], None)]),
+        };
+        if !g.success_rules.is_empty() {
+            let rules: Vec<Value> = g
+                .success_rules
+                .iter()
+                .map(|(ix, count)| {
+                    let mut r = json!({});
+                    if let Some(ix) = ix {
+                        r["succeededIndexes"] = json!(ix);
+                    }
+                    if let Some(c) = count {
+                        r["succeededCount"] = json!(c);
+                    }
+                    r
+                })
+                .collect();
+            j = j.spec("successPolicy", json!({ "rules": rules }));
+        }
+        if let Some(d) = g.deadline {
+            j = j.spec("activeDeadlineSeconds", json!(d));
+        }
+        j.b()
+    }
+
+    fn build_pod(i: usize, g: &PodGen, indexed: bool) -> Pod {
+        let finished = t0() - secs(g.finished_ago);
+        let mut p = pod(i).phase(g.phase).created(t0() - secs(900));
+        if matches!(g.phase, "Succeeded" | "Failed") {
+            let code = if g.phase == "Succeeded" {
+                0
+            } else {
+                g.exit.max(1)
+            };
+            p = p.exit_at("main", code, finished);
+        } else if g.phase == "Running" {
+            p = p.running("main");
+            if g.ready {
+                p = p.cond("Ready", "True");
+            }
+        }
+        if g.dt {
+            p = p.dt();
+        }
+        if !g.finalizer {
+            p = p.no_finalizer();
+        }
+        if g.deleted {
+            p = p.deleted(finished);
+        }
+        if g.bound || g.phase != "Pending" {
+            p = p.node("n1");
+        }
+        if indexed && g.index >= 0 {
+            p = p.index(g.index);
+        }
+        p.b()
+    }
+
+    /// What the kubelet (or an eviction) does to one pod between syncs.
+    #[derive(Clone, Copy, Debug)]
+    enum Kubelet {
+        Run,
+        Ready,
+        Succeed,
+        Fail(i32),
+        Evict,
+        FinishDeleted,
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// A sync; `Some(n)`: the controller crashes after n steps.
+        Sync(Option<usize>),
+        Advance(i64),
+        Pod(usize, Kubelet),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let kubelet = prop_oneof![
+            Just(Kubelet::Run),
+            Just(Kubelet::Ready),
+            Just(Kubelet::Succeed),
+            prop::sample::select(vec![1, 42, 143]).prop_map(Kubelet::Fail),
+            Just(Kubelet::Evict),
+            Just(Kubelet::FinishDeleted),
+        ];
+        prop_oneof![
+            5 => prop::option::weighted(0.25, 0usize..6).prop_map(Op::Sync),
+            2 => prop_oneof![1i64..15, Just(10i64), 15i64..700].prop_map(Op::Advance),
+            4 => (0usize..8, kubelet).prop_map(|(i, k)| Op::Pod(i, k)),
+        ]
+    }
+
+    fn edit(pod: &mut Pod, f: impl FnOnce(&mut Value)) {
+        let Ok(mut v) = serde_json::to_value(&*pod) else {
+            return;
+        };
+        f(&mut v);
+        if let Ok(p) = serde_json::from_value(v) {
+            *pod = p;
+        }
+    }
+
+    fn terminal(v: &Value) -> bool {
+        matches!(v["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
+    }
+
+    fn finish(v: &mut Value, phase: &str, code: i32, now: Timestamp, dt: bool) {
+        let mut conditions = vec![json!({"type": "Ready", "status": "False"})];
+        if dt {
+            conditions.push(json!({"type": "DisruptionTarget", "status": "True"}));
+        }
+        v["status"] = json!({
+            "phase": phase,
+            "conditions": conditions,
+            "containerStatuses": [cs("main", json!({"terminated": {"exitCode": code, "finishedAt": now.to_string()}}))],
+        });
+    }
+
+    fn kubelet(store: &mut Store, i: usize, k: Kubelet) {
+        if store.pods.is_empty() {
+            return;
+        }
+        let now = store.now;
+        let n = store.pods.len();
+        let pod = &mut store.pods[i % n];
+        edit(pod, |v| {
+            let deleted = !v["metadata"]["deletionTimestamp"].is_null();
+            let dt = v["status"]["conditions"]
+                .as_array()
+                .is_some_and(|cs| cs.iter().any(|c| c["type"] == "DisruptionTarget"));
+            match k {
+                Kubelet::Run if !terminal(v) && !deleted => {
+                    v["spec"]["nodeName"] = json!("n1");
+                    v["status"]["phase"] = json!("Running");
+                }
+                Kubelet::Ready if v["status"]["phase"] == "Running" => {
+                    v["status"]["conditions"] = json!([{"type": "Ready", "status": "True"}]);
+                }
+                Kubelet::Succeed if !terminal(v) => finish(v, "Succeeded", 0, now, dt),
+                Kubelet::Fail(code) if !terminal(v) => finish(v, "Failed", code, now, dt),
+                Kubelet::Evict if !terminal(v) && !deleted => {
+                    let cs = v["status"]["conditions"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default();
+                    let mut cs: Vec<Value> = cs
+                        .into_iter()
+                        .filter(|c| c["type"] != "DisruptionTarget")
+                        .collect();
+                    cs.push(json!({"type": "DisruptionTarget", "status": "True",
+                                   "reason": "EvictionByEvictionAPI"}));
+                    v["status"]["conditions"] = json!(cs);
+                    v["metadata"]["deletionTimestamp"] = json!(now.to_string());
+                }
+                Kubelet::FinishDeleted if deleted && !terminal(v) => {
+                    finish(v, "Failed", 143, now, dt)
+                }
+                _ => {}
+            }
+        });
+        store.gc();
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(192))]
+
+        /// Every status write of every sync passes the server's `/status`
+        /// validation against the Job as stored before it, whatever the pods
+        /// do, whatever the policies, and across controller crashes.
+        #[test]
+        fn every_status_write_passes_status_validation(
+            g in job_gen(),
+            pods in prop::collection::vec(pod_gen(), 0..7),
+            ops in prop::collection::vec(op(), 1..24),
+        ) {
+            let job = build_job(&g);
+            let pods: Vec<Pod> = pods.iter().enumerate().map(|(i, p)| build_pod(i, p, g.indexed)).collect();
+            let mut store = Store::new(job, pods);
+            let mut writes = 0usize;
+            for op in ops.iter().cloned().chain(std::iter::repeat_n(Op::Sync(None), 3)) {
+                match op {
+                    Op::Advance(s) => store.now += secs(s),
+                    Op::Pod(i, k) => kubelet(&mut store, i, k),
+                    Op::Sync(crash) => {
+                        let plan = store.plan();
+                        let limit = crash.unwrap_or(plan.steps.len()).min(plan.steps.len());
+                        for step in plan.steps.iter().take(limit) {
+                            if let Step::UpdateStatus(status) = step {
+                                let errs = status_errors(&store.job, status, store.now);
+                                prop_assert!(
+                                    errs.is_empty(),
+                                    "write {} refused: {:?}\nold: {:?}\nnew: {:?}\npods: {:?}",
+                                    writes, errs, store.job.status, status,
+                                    store.pods.iter().map(|p| (
+                                        p.metadata.name.clone(),
+                                        p.status.as_ref().and_then(|s| s.phase.clone()),
+                                        p.metadata.deletion_timestamp.is_some(),
+                                        p.metadata.finalizers.iter().flatten().any(|f| f == FINALIZER),
+                                    )).collect::<Vec<_>>()
+                                );
+                                writes += 1;
+                            }
+                            store.apply_one(step);
+                        }
+                        if crash.is_some() {
+                            // The restarted controller has lost its back-off record.
+                            store.backoff = BackoffRecord::default();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
