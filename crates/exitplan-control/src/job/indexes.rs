@@ -169,7 +169,8 @@ pub fn backoff_limit_per_index(job: &Job) -> Option<i32> {
 }
 
 /// Previously counted succeeded indexes and those plus the indexes of
-/// succeeded pods that still carry the finalizer (`calculateSucceededIndexes`).
+/// succeeded pods that still carry the finalizer and are not already listed
+/// in `status.uncountedTerminatedPods.failed` (`calculateSucceededIndexes`).
 pub fn succeeded_indexes(job: &Job, pods: &[&Pod]) -> (Intervals, Intervals) {
     let completions = completions(job);
     let status_str = job
@@ -178,10 +179,24 @@ pub fn succeeded_indexes(job: &Job, pods: &[&Pod]) -> (Intervals, Intervals) {
         .and_then(|s| s.completed_indexes.as_deref())
         .unwrap_or_default();
     let prev = Intervals::parse(status_str, completions);
+    // Deviation: a pod already recorded as failed (deleted while running,
+    // then exited 0 before its finalizer went) stays failed, as the counting
+    // step treats it; upstream would also mark its index completed, next to
+    // the same index in failedIndexes, which status validation refuses.
+    let recorded_failed: BTreeSet<&str> = job
+        .status
+        .as_ref()
+        .and_then(|s| s.uncounted_terminated_pods.as_ref())
+        .and_then(|u| u.failed.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .collect();
     let new: BTreeSet<i64> = pods
         .iter()
         .filter(|p| phase(p) == PHASE_SUCCEEDED)
         .filter(|p| has_tracking_finalizer(p))
+        .filter(|p| !recorded_failed.contains(super::classify::uid(p)))
         .filter_map(|p| valid_index(p, completions))
         .collect();
     let all = prev.with_indexes(new);
