@@ -1,10 +1,12 @@
 //! `exitplan explain job`: why a Job counts, ignores or fails on its pods.
 //!
 //! Data flow: `(job, pods, now)` → the same [`super::sync::sync_job`] the
-//! controller runs (default back-off record, no pending expectations) and
-//! the same [`match_pod_failure_policy`] per failed pod → the status the
-//! plan would leave behind → a serialisable [`JobExplanation`]. Nothing is
-//! re-implemented here; this module only reads the plan.
+//! controller runs (default back-off record, no pending expectations), the
+//! same [`match_pod_failure_policy`] per failed pod and, for a Job with a
+//! `successPolicy`, the same rule evaluation over the same succeeded indexes
+//! ([`super::success_policy`]) → the status the plan would leave behind → a
+//! serialisable [`JobExplanation`]. Nothing is re-implemented here; this
+//! module only reads the plan and the decision functions' results.
 
 use std::collections::BTreeSet;
 
@@ -20,11 +22,15 @@ use exitplan_api::core::constants::CONDITION_TRUE;
 use exitplan_api::core::podutil::phase;
 
 use super::backoff::BackoffRecord;
-use super::classify::{completion_index, has_tracking_finalizer, is_pod_failed, name, uid};
+use super::classify::{
+    completion_index, has_tracking_finalizer, is_indexed, is_pod_failed, name, uid,
+};
 use super::conditions::find;
 use super::counting::uncounted_lists;
+use super::indexes::{self, Intervals};
 use super::plan::SkipReason;
 use super::pod_failure_policy::{Action, match_pod_failure_policy};
+use super::success_policy::{RuleEvaluation, evaluate_rules, match_success_policy};
 use super::sync::{SyncInput, sync_job};
 
 /// How one failed pod is handled.
@@ -84,10 +90,20 @@ pub enum JobDecision {
         /// Condition message.
         message: String,
     },
-    /// Success decided; pods are being cleaned up.
-    SuccessCriteriaMet,
-    /// The Job completed.
-    Complete,
+    /// Success decided; pods are being cleaned up (`SuccessCriteriaMet=True`).
+    SuccessCriteriaMet {
+        /// Condition reason (`SuccessPolicy` or `CompletionsReached`).
+        reason: String,
+        /// Condition message (`Matched rules at index N` for a success policy).
+        message: String,
+    },
+    /// The Job completed (`Complete=True`).
+    Complete {
+        /// Condition reason.
+        reason: String,
+        /// Condition message.
+        message: String,
+    },
     /// The controller does not sync this Job.
     Skipped {
         /// Why.
@@ -107,8 +123,41 @@ pub struct JobExplanation {
     pub counters: Counters,
     /// `status.failedIndexes` after the sync (backoffLimitPerIndex only).
     pub failed_indexes: Option<String>,
+    /// The Job's `successPolicy` against its succeeded indexes (Indexed Jobs
+    /// with a policy only).
+    pub success_policy: Option<SuccessPolicyExplanation>,
     /// The Job's decision.
     pub decision: JobDecision,
+}
+
+/// How the Job's succeeded indexes compare with its `successPolicy`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuccessPolicyExplanation {
+    /// The succeeded indexes the controller sees (compact form, `""` for none).
+    pub succeeded_indexes: String,
+    /// Every rule, evaluated.
+    pub rules: Vec<RuleEvaluation>,
+    /// The first matching rule: the one `SuccessCriteriaMet` names, unless a
+    /// failure is decided first (a failure decided in the same sync wins).
+    pub matched_rule: Option<usize>,
+}
+
+/// The success-policy view of an Indexed Job with a policy.
+fn explain_success_policy(job: &Job, pods: &[Pod]) -> Option<SuccessPolicyExplanation> {
+    let policy = job.spec.as_ref()?.success_policy.as_ref()?;
+    if !is_indexed(job) {
+        return None;
+    }
+    let completions = indexes::completions(job);
+    let refs: Vec<&Pod> = pods.iter().collect();
+    let (_, succeeded): (Intervals, Intervals) = indexes::succeeded_indexes(job, &refs);
+    Some(SuccessPolicyExplanation {
+        succeeded_indexes: succeeded.render(),
+        rules: evaluate_rules(policy, completions, &succeeded),
+        matched_rule: match_success_policy(Some(policy), completions, &succeeded)
+            .map(|m| m.rule_index),
+    })
 }
 
 /// Explains `job` given its `pods` at `now`, using the controller's own
@@ -181,6 +230,7 @@ pub fn explain(job: &Job, pods: &[Pod], now: Timestamp) -> JobExplanation {
         failed_pods,
         counters,
         failed_indexes: status.failed_indexes.clone(),
+        success_policy: explain_success_policy(job, pods),
         decision,
     }
 }
@@ -202,12 +252,12 @@ fn decision_of(status: &JobStatus) -> JobDecision {
     };
     if let Some((reason, message)) = parts(CONDITION_FAILED) {
         JobDecision::Failed { reason, message }
-    } else if truthy(CONDITION_COMPLETE).is_some() {
-        JobDecision::Complete
+    } else if let Some((reason, message)) = parts(CONDITION_COMPLETE) {
+        JobDecision::Complete { reason, message }
     } else if let Some((reason, message)) = parts(CONDITION_FAILURE_TARGET) {
         JobDecision::FailureTarget { reason, message }
-    } else if truthy(CONDITION_SUCCESS_CRITERIA_MET).is_some() {
-        JobDecision::SuccessCriteriaMet
+    } else if let Some((reason, message)) = parts(CONDITION_SUCCESS_CRITERIA_MET) {
+        JobDecision::SuccessCriteriaMet { reason, message }
     } else {
         JobDecision::Running
     }

@@ -8,6 +8,7 @@ mod disruption;
 mod evictionrequest_controller;
 mod imperative;
 mod job_status_validity;
+mod job_success_policy;
 mod job_sync;
 mod pod_failure_policy;
 mod simulation;

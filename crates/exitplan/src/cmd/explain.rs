@@ -1,6 +1,7 @@
 //! `exitplan explain job`: how the Job controller judges a Job's failed pods —
-//! which podFailurePolicy rule matched each one, what is counted, and what the
-//! Job's decision is — computed by the controller's own decision functions.
+//! which podFailurePolicy rule matched each one, what is counted, which
+//! successPolicy rule is met (Indexed Jobs), and what the Job's decision is —
+//! computed by the controller's own decision functions.
 //!
 //! Offline from files (`-f JOB --pods PODS`), or live (`explain job NAME`):
 //! the Job is read from the server and its pods listed by the Job's selector
@@ -19,7 +20,9 @@ use k8s_openapi::api::core::v1::Pod;
 
 use exitplan_api::batch::constants::CONTROLLER_UID_LABEL;
 use exitplan_api::batch::default_job;
-use exitplan_control::job::explain::{JobDecision, JobExplanation, explain};
+use exitplan_control::job::explain::{
+    JobDecision, JobExplanation, SuccessPolicyExplanation, explain,
+};
 
 use crate::input::{InputError, flatten_lists, read_all, read_one, type_meta};
 use crate::kinds::{Doc, Kind, Operation, admit, decode};
@@ -250,14 +253,20 @@ pub fn render(e: &JobExplanation) -> String {
     ]);
     out.push_str(&counters.render());
     out.push('\n');
+    if let Some(sp) = &e.success_policy {
+        out.push_str(&render_success_policy(sp));
+        out.push('\n');
+    }
     let (decision, reason, message) = match &e.decision {
         JobDecision::Running => ("Running", None, None),
         JobDecision::FailureTarget { reason, message } => {
             ("FailureTarget", Some(reason), Some(message))
         }
         JobDecision::Failed { reason, message } => ("Failed", Some(reason), Some(message)),
-        JobDecision::SuccessCriteriaMet => ("SuccessCriteriaMet", None, None),
-        JobDecision::Complete => ("Complete", None, None),
+        JobDecision::SuccessCriteriaMet { reason, message } => {
+            ("SuccessCriteriaMet", Some(reason), Some(message))
+        }
+        JobDecision::Complete { reason, message } => ("Complete", Some(reason), Some(message)),
         JobDecision::Skipped { reason } => ("Skipped", Some(reason), None),
     };
     let mut d = Table::new(&["DECISION", "REASON", "MESSAGE"]);
@@ -268,4 +277,99 @@ pub fn render(e: &JobExplanation) -> String {
     ]);
     out.push_str(&d.render());
     out
+}
+
+/// The success-policy table: one row per rule, how many of the indexes it
+/// needs have succeeded, and whether it is met.
+fn render_success_policy(sp: &SuccessPolicyExplanation) -> String {
+    let mut t = Table::new(&[
+        "SUCCESS RULE",
+        "SUCCEEDED-INDEXES",
+        "SUCCEEDED-COUNT",
+        "PROGRESS",
+        "MET",
+    ]);
+    for r in &sp.rules {
+        let met = if let Some(why) = &r.skipped {
+            format!("never ({why})")
+        } else if sp.matched_rule == Some(r.rule_index) {
+            "yes — matched".to_owned()
+        } else if r.matched {
+            "yes (an earlier rule matched first)".to_owned()
+        } else {
+            "no".to_owned()
+        };
+        t.row(vec![
+            r.rule_index.to_string(),
+            dash(r.succeeded_indexes.clone()),
+            dash(r.succeeded_count.map(|c| c.to_string())),
+            format!("{}/{}", r.succeeded, r.needed),
+            met,
+        ]);
+    }
+    format!(
+        "Succeeded indexes: {}\n{}",
+        dash(Some(sp.succeeded_indexes.clone())),
+        t.render()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use exitplan_control::job::success_policy::RuleEvaluation;
+
+    fn rule(i: usize, ix: Option<&str>, count: Option<i32>, got: i64, need: i64) -> RuleEvaluation {
+        RuleEvaluation {
+            rule_index: i,
+            succeeded_indexes: ix.map(str::to_owned),
+            succeeded_count: count,
+            needed: need,
+            succeeded: got,
+            matched: got >= need,
+            skipped: None,
+        }
+    }
+
+    #[test]
+    fn renders_the_success_policy_and_the_decision_reason() {
+        let e = JobExplanation {
+            job: "default/shards".into(),
+            failed_pods: vec![],
+            counters: Default::default(),
+            failed_indexes: None,
+            success_policy: Some(SuccessPolicyExplanation {
+                succeeded_indexes: "0,2".into(),
+                rules: vec![
+                    rule(0, Some("0-3"), None, 2, 4),
+                    rule(1, None, Some(2), 2, 2),
+                ],
+                matched_rule: Some(1),
+            }),
+            decision: JobDecision::SuccessCriteriaMet {
+                reason: "SuccessPolicy".into(),
+                message: "Matched rules at index 1".into(),
+            },
+        };
+        let out = render(&e);
+        let lines: Vec<&str> = out.lines().map(str::trim_end).collect();
+        assert!(lines.contains(&"Succeeded indexes: 0,2"), "{out}");
+        let row = |prefix: &str| {
+            lines
+                .iter()
+                .find(|l| l.starts_with(prefix))
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        };
+        assert_eq!(row("0 "), Some("0 0-3 - 2/4 no".to_owned()), "{out}");
+        assert_eq!(
+            row("1 "),
+            Some("1 - 2 2/2 yes — matched".to_owned()),
+            "{out}"
+        );
+        assert_eq!(
+            row("SuccessCriteriaMet"),
+            Some("SuccessCriteriaMet SuccessPolicy Matched rules at index 1".to_owned()),
+            "{out}"
+        );
+    }
 }
