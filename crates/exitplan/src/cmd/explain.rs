@@ -354,8 +354,12 @@ mod tests {
         let out = render(&e);
         let lines: Vec<&str> = out.lines().map(str::trim_end).collect();
         assert!(lines.contains(&"Succeeded indexes: 0,2"), "{out}");
+        let header = lines
+            .iter()
+            .position(|l| l.starts_with("SUCCESS RULE"))
+            .unwrap_or(lines.len());
         let row = |prefix: &str| {
-            lines
+            lines[header..]
                 .iter()
                 .find(|l| l.starts_with(prefix))
                 .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
