@@ -1617,3 +1617,159 @@ async fn a_sync_on_a_job_cache_older_than_its_own_status_write_creates_no_excess
     assert_eq!(pods_of(&c, "stale").await.len(), 2);
     assert_eq!(seen.pod_creates.load(Ordering::SeqCst), 2);
 }
+
+// ---- successPolicy ---------------------------------------------------------
+
+/// The kubelet: `pod` runs on `node` and is Ready.
+async fn run_ready_on(c: &Cluster, pod: &str, node: &str) {
+    run_on(c, pod, node).await;
+    let status = json!({
+        "phase": "Running",
+        "conditions": [{"type": "PodScheduled", "status": "True"},
+                       {"type": "Ready", "status": "True", "lastTransitionTime": c.now().to_string()}],
+        "containerStatuses": [{"name": "main", "image": "busybox", "imageID": "", "ready": true,
+                               "restartCount": 0,
+                               "state": {"running": {"startedAt": c.now().to_string()}}}]
+    });
+    write_pod_status(c, pod, status).await;
+}
+
+fn index_of(p: &Pod) -> String {
+    annotation(p, "batch.kubernetes.io/job-completion-index").unwrap_or_default()
+}
+
+/// job-failure spec §5 step 7 (upstream `matchSuccessPolicy`): an Indexed
+/// Job whose rule needs 2 of indexes 0–2 gets `SuccessCriteriaMet` (reason
+/// `SuccessPolicy`, `Matched rules at index 0`) when the second index
+/// succeeds; the pod of index 2 is deleted and the Job waits for it; once
+/// it stopped, `Complete` with the same reason and message, the pod released
+/// uncounted, and the `Completed` event.
+#[tokio::test(start_paused = true)]
+async fn success_policy_met_deletes_the_remaining_pods_then_completes() {
+    let c = start().await;
+    c.create::<Job>(job_json(
+        "sp",
+        json!({"completionMode": "Indexed", "completions": 3, "parallelism": 3,
+               "successPolicy": {"rules": [{"succeededIndexes": "0-2", "succeededCount": 2}]}}),
+    ))
+    .await;
+    let mut pods = wait_active(&c, "sp", 3).await;
+    pods.sort_by_key(index_of);
+    let names: Vec<String> = pods.iter().map(name).collect();
+    for (p, node) in names.iter().zip(["node-1", "node-2", "node-3"]) {
+        run_ready_on(&c, p, node).await;
+    }
+    terminate(&c, &names[0], 0, vec![]).await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert!(
+        types(&get_job(&c, "sp").await).is_empty(),
+        "1 of 2 is not enough"
+    );
+    terminate(&c, &names[1], 0, vec![]).await;
+
+    let met = wait_condition(&c, "sp", "SuccessCriteriaMet").await;
+    let expected = |t: &str| {
+        (
+            t.to_owned(),
+            "True".to_owned(),
+            "SuccessPolicy".to_owned(),
+            "Matched rules at index 0".to_owned(),
+        )
+    };
+    assert_eq!(conditions(&met), vec![expected("SuccessCriteriaMet")]);
+    let last = eventually("index 2 deleted", LIMIT, || async {
+        let p = c.api::<Pod>().get(&names[2]).await.expect("pod of index 2");
+        p.metadata.deletion_timestamp.is_some().then_some(p)
+    })
+    .await;
+    assert_eq!(phase(&last), "Running");
+    // Complete waits for the terminating pod, however long.
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let waiting = get_job(&c, "sp").await;
+    assert_eq!(types(&waiting), vec!["SuccessCriteriaMet"]);
+    let st = waiting.status.clone().expect("status");
+    assert_eq!(st.terminating, Some(1));
+    assert_eq!(st.completed_indexes.as_deref(), Some("0,1"));
+    assert_eq!(st.active, None);
+    assert_eq!(pods_of(&c, "sp").await.len(), 3, "no replacement");
+
+    terminate(&c, &names[2], 143, vec![]).await;
+    let done = wait_condition(&c, "sp", "Complete").await;
+    assert_eq!(
+        conditions(&done),
+        vec![expected("SuccessCriteriaMet"), expected("Complete")]
+    );
+    assert_eq!((succeeded(&done), failed(&done)), (2, 0));
+    let st = done.status.clone().expect("status");
+    assert!(st.completion_time.is_some());
+    assert_eq!(st.terminating, Some(0));
+    let events = eventually("Completed event", LIMIT, || async {
+        let ev = events_of(&c, "sp").await;
+        (!ev.is_empty()).then_some(ev)
+    })
+    .await;
+    let ev: Vec<(&str, &str, &str)> = events
+        .iter()
+        .map(|(t, r, n, _)| (t.as_str(), r.as_str(), n.as_str()))
+        .collect();
+    assert_eq!(ev, vec![("Normal", "Completed", "Job completed")]);
+}
+
+/// The README's live drain example (`examples/job/drain-tolerant.yaml`):
+/// two running, ready pods; one is evicted and fails (ignored by the
+/// policy); its replacement waits for the 10 s recreation back-off. During
+/// that wait the controller's status write must be one the server accepts
+/// (`active` 1, `ready` 1 — not `active` 0, refused as `cannot set more
+/// ready pods than active`), so the evicted pod is released at once instead
+/// of after the back-off.
+#[tokio::test(start_paused = true)]
+async fn eviction_during_recreation_backoff_writes_an_accepted_status() {
+    let c = start().await;
+    c.create::<Job>(job_json(
+        "nightly",
+        json!({"completions": 2, "parallelism": 2, "backoffLimit": 0, "podFailurePolicy": {"rules": [
+            {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+            {"action": "FailJob", "onExitCodes": {"containerName": "main", "operator": "In",
+                                                  "values": [42]}}
+        ]}}),
+    ))
+    .await;
+    let pods = wait_active(&c, "nightly", 2).await;
+    let (a, b) = (name(&pods[0]), name(&pods[1]));
+    run_ready_on(&c, &a, "node-1").await;
+    run_ready_on(&c, &b, "node-2").await;
+    eventually("ready 2", LIMIT, || async {
+        let j = get_job(&c, "nightly").await;
+        (j.status.as_ref().and_then(|s| s.ready) == Some(2)).then_some(())
+    })
+    .await;
+    let evicted_at = terminate(&c, &a, 143, vec![disruption_target()]).await;
+
+    // Well inside the 10 s back-off: the status is written and the evicted
+    // pod released.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let j = get_job(&c, "nightly").await;
+    let st = j.status.clone().expect("status");
+    assert_eq!((st.active, st.ready), (Some(1), Some(1)), "{st:?}");
+    assert_eq!(failed(&j), 0, "the eviction is ignored");
+    let evicted = c.api::<Pod>().get(&a).await.expect("evicted pod");
+    assert!(!has_finalizer(&evicted), "released during the back-off");
+    assert_eq!(
+        active_pods(&c, "nightly").await.len(),
+        1,
+        "no replacement yet"
+    );
+
+    // After the back-off the replacement comes.
+    let replacement = eventually("replacement", LIMIT, || async {
+        let active = active_pods(&c, "nightly").await;
+        (active.len() == 2).then_some(active)
+    })
+    .await;
+    let new = replacement.iter().find(|p| name(p) != b).expect("new pod");
+    let delay = created(new).duration_since(evicted_at);
+    assert!(
+        delay >= SignedDuration::from_secs(10) && delay < SignedDuration::from_secs(11),
+        "{delay:?}"
+    );
+}
