@@ -4,8 +4,8 @@
 
 mod support;
 
-use serde_json::{Value, json};
 use exitplan_apiserver::server::Server;
+use serde_json::{Value, json};
 use support::*;
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
