@@ -398,3 +398,20 @@ fn explain_job_refuses_a_job_the_api_server_would_reject() {
         "{err}"
     );
 }
+
+#[test]
+fn pods_are_validated_with_upstreams_pod_rules() {
+    let bad = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers:\n  - {name: c, image: busybox}\n  - {name: c, image: busybox, ports: [{containerPort: 70000}]}\n";
+    let o = exitplan(&["validate", "-f", "-"], Some(bad));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        concat!(
+            "spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive\n",
+            "spec.containers[1].name: Duplicate value: \"c\"\n",
+        )
+    );
+    let ok = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers:\n  - {name: c, image: busybox}\n";
+    let o = exitplan(&["validate", "-f", "-"], Some(ok));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -3,16 +3,13 @@
 //!
 //! Besides `SetDefaults_Job` and
 //! `SetDefaults_PodFailurePolicyOnPodConditionsPattern`, the generated
-//! defaulter also runs the core/v1 PodSpec defaults on the template; of those
-//! only `restartPolicy: Always` matters to Job validation (it is what turns a
-//! Job without a restart policy into the "Required value" error), so it is
-//! the only PodSpec default applied here.
+//! defaulter also runs the core/v1 PodSpec defaults on the template
+//! ([`crate::core::validation::defaults::default_pod_spec`]).
 
 use k8s_openapi::api::batch::v1::Job;
 
 use super::constants::{
     COMPLETION_NON_INDEXED, REPLACEMENT_FAILED, REPLACEMENT_TERMINATING_OR_FAILED,
-    RESTART_POLICY_ALWAYS,
 };
 use crate::core::constants::CONDITION_TRUE;
 
@@ -26,7 +23,9 @@ use crate::core::constants::CONDITION_TRUE;
 /// * `podReplacementPolicy` Failed with a podFailurePolicy, else
 ///   TerminatingOrFailed (gate JobPodReplacementPolicy, GA);
 /// * every empty `onPodConditions[*].status` becomes `True`;
-/// * `template.spec.restartPolicy` Always when empty (core/v1 PodSpec default).
+/// * the core/v1 PodSpec defaults on the template (`restartPolicy` Always,
+///   `dnsPolicy` ClusterFirst, container pull and termination message
+///   policies, …).
 pub fn default_job(job: &mut Job) {
     let spec = job.spec.get_or_insert_with(Default::default);
     if spec.completions.is_none() && spec.parallelism.is_none() {
@@ -81,15 +80,10 @@ pub fn default_job(job: &mut Job) {
             }
         }
     }
-    let pod_spec = spec.template.spec.get_or_insert_with(Default::default);
-    if pod_spec
-        .restart_policy
-        .as_deref()
-        .unwrap_or_default()
-        .is_empty()
-    {
-        pod_spec.restart_policy = Some(RESTART_POLICY_ALWAYS.to_owned());
-    }
+    crate::core::validation::defaults::default_pod_spec(
+        spec.template.spec.get_or_insert_with(Default::default),
+        false,
+    );
 }
 
 #[cfg(test)]

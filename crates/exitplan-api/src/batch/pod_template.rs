@@ -1,69 +1,26 @@
-//! The part of `apivalidation.ValidatePodTemplateSpec` that Job failure
-//! handling depends on: template labels and annotations, container and
-//! init-container names (podFailurePolicy `containerName` refers to them),
-//! the pod-level `restartPolicy` enum, and the ban on ephemeral containers
-//! in templates ([`validate_pod_template_spec`]); and the declarative
-//! `evictionResponders` rules of the template's pod spec
+//! Pod templates of Jobs: the full `ValidatePodTemplateSpec` shared with
+//! every pod template ([`validate_pod_template_spec`], from
+//! [`crate::core::validation`]) and the declarative `evictionResponders`
+//! rules of the template's pod spec
 //! ([`validate_template_eviction_responders`], eviction spec §3).
 //!
-//! **Not covered** (full PodSpec validation is out of scope for exitplan's
-//! API layer): images, ports, resources, probes, volumes, security
-//! contexts, container-level restart policies and rules, DNS, affinity,
-//! tolerations, topology spread, scheduling gates, resource claims, …
-//! Paths and texts of what *is* covered match upstream, including its quirk
-//! of reporting template labels at `spec.template.labels` (not
-//! `spec.template.metadata.labels`).
+//! Paths and texts match upstream, including its quirk of reporting template
+//! labels at `spec.template.labels` (not `spec.template.metadata.labels`).
 
-use std::collections::BTreeSet;
+use k8s_openapi::api::core::v1::PodTemplateSpec;
 
-use k8s_openapi::api::core::v1::{Container, PodTemplateSpec};
-
-use super::constants::{RESTART_POLICY_ALWAYS, RESTART_POLICY_NEVER, RESTART_POLICY_ON_FAILURE};
 use crate::absent::Absent;
 use crate::core::pod::{responders_of, validate_eviction_responders};
-use crate::field::{Error, ErrorList, Path};
-use crate::{formats, meta};
+use crate::core::validation::PodValidationOptions;
+use crate::field::{ErrorList, Path};
 
-/// Validates the covered part of a pod template at `path` (`spec.template`).
+/// `ValidatePodTemplateSpec` at `path` (`spec.template`).
 pub fn validate_pod_template_spec(template: &PodTemplateSpec, path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    if let Some(m) = &template.metadata {
-        if let Some(labels) = &m.labels {
-            errs.append(meta::validate_labels(labels, &path.child("labels")));
-        }
-        if let Some(annotations) = &m.annotations {
-            errs.append(meta::validate_annotations(
-                annotations,
-                &path.child("annotations"),
-            ));
-        }
-    }
-    let spec_path = path.child("spec");
-    let spec = template.spec.clone().unwrap_or_default();
-    errs.append(validate_containers(
-        &spec.containers,
-        &spec_path.child("containers"),
-    ));
-    errs.append(validate_init_containers(
-        spec.init_containers.as_deref().unwrap_or_default(),
-        &spec.containers,
-        &spec_path.child("initContainers"),
-    ));
-    errs.append(validate_restart_policy(
-        spec.restart_policy.as_deref().unwrap_or_default(),
-        &spec_path.child("restartPolicy"),
-    ));
-    if spec
-        .ephemeral_containers
-        .as_ref()
-        .is_some_and(|e| !e.is_empty())
-    {
-        errs.push(Error::forbidden(
-            &spec_path.child("ephemeralContainers"),
-            "ephemeral containers not allowed in pod template",
-        ));
-    }
-    errs
+    crate::core::validation::pod_spec::validate_pod_template_spec(
+        template,
+        path,
+        PodValidationOptions::default(),
+    )
 }
 
 /// `evictionResponders` of the template at `path` (`spec.template`), checked
@@ -94,80 +51,19 @@ pub fn validate_template_eviction_responders(
     validate_eviction_responders(responders, scheduling_group_set, &spec_path, absent)
 }
 
-/// The name rule common to every container type (`validateContainerCommon`).
-fn validate_container_name(c: &Container, path: &Path) -> ErrorList {
-    let name_path = path.child("name");
-    if c.name.is_empty() {
-        return ErrorList(vec![Error::required(&name_path, "")]);
-    }
-    formats::is_dns1123_label(&c.name)
-        .into_iter()
-        .map(|m| Error::invalid(&name_path, c.name.as_str(), m))
-        .collect()
-}
-
-/// `validateContainers`: at least one container; unique names.
-fn validate_containers(containers: &[Container], path: &Path) -> ErrorList {
-    if containers.is_empty() {
-        return ErrorList(vec![Error::required(path, "")]);
-    }
-    let mut errs = ErrorList::new();
-    let mut names = BTreeSet::new();
-    for (i, c) in containers.iter().enumerate() {
-        let p = path.index(i);
-        errs.append(validate_container_name(c, &p));
-        if !names.insert(c.name.as_str()) {
-            errs.push(Error::duplicate(&p.child("name"), c.name.as_str()));
-        }
-    }
-    errs
-}
-
-/// `validateInitContainers`: names unique across regular and init containers.
-fn validate_init_containers(init: &[Container], regular: &[Container], path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let mut names: BTreeSet<&str> = regular.iter().map(|c| c.name.as_str()).collect();
-    for (i, c) in init.iter().enumerate() {
-        let p = path.index(i);
-        errs.append(validate_container_name(c, &p));
-        if names.contains(c.name.as_str()) {
-            errs.push(Error::duplicate(&p.child("name"), c.name.as_str()));
-        } else if !c.name.is_empty() {
-            names.insert(c.name.as_str());
-        }
-    }
-    errs
-}
-
-/// `validateRestartPolicy` (pod level): Always, OnFailure or Never.
-fn validate_restart_policy(policy: &str, path: &Path) -> ErrorList {
-    match policy {
-        RESTART_POLICY_ALWAYS | RESTART_POLICY_ON_FAILURE | RESTART_POLICY_NEVER => {
-            ErrorList::new()
-        }
-        "" => ErrorList(vec![Error::required(path, "")]),
-        other => ErrorList(vec![Error::not_supported(
-            path,
-            other,
-            &[
-                RESTART_POLICY_ALWAYS,
-                RESTART_POLICY_ON_FAILURE,
-                RESTART_POLICY_NEVER,
-            ],
-        )]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::api::core::v1::PodSpec;
+    use k8s_openapi::api::core::v1::{Container, PodSpec};
 
     fn container(name: &str) -> Container {
-        Container {
+        let mut c = Container {
             name: name.into(),
+            image: Some("img".into()),
             ..Default::default()
-        }
+        };
+        crate::core::validation::defaults::default_container(&mut c, false);
+        c
     }
 
     #[test]
@@ -178,6 +74,8 @@ mod tests {
                 containers: vec![container("abc"), container("abc"), container("Bad_Name")],
                 init_containers: Some(vec![container("abc"), container("")]),
                 restart_policy: Some("Never".into()),
+                dns_policy: Some("ClusterFirst".into()),
+                termination_grace_period_seconds: Some(30),
                 ..Default::default()
             }),
         };
@@ -203,6 +101,8 @@ mod tests {
             metadata: None,
             spec: Some(PodSpec {
                 restart_policy: Some("Invalid".into()),
+                dns_policy: Some("ClusterFirst".into()),
+                termination_grace_period_seconds: Some(30),
                 ..Default::default()
             }),
         };

@@ -1,6 +1,6 @@
-//! core/v1 rules that exitplan owns: Pod `spec.evictionResponders` (eviction spec §3)
-//! and the Pod strategy used by `exitplan validate` and the API server
-//! ([`pod`]); the well-known core strings ([`constants`]) and the pod
+//! core/v1 rules: Pod validation ported from upstream ([`validation`]), the
+//! Pod strategy used by `exitplan validate` and the API server and the Pod
+//! rule exitplan owns, `spec.evictionResponders` (eviction spec §3) ([`pod`]); the well-known core strings ([`constants`]) and the pod
 //! predicates other modules share ([`podutil`]); the strategies of the simple
 //! core kinds: [`namespace`], [`node`], [`event`].
 
@@ -10,3 +10,4 @@ pub mod namespace;
 pub mod node;
 pub mod pod;
 pub mod podutil;
+pub mod validation;

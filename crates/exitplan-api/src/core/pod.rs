@@ -1,13 +1,18 @@
-//! Pod rules exitplan owns (eviction spec §3): `spec.evictionResponders` —
-//! validated on create and inside every pod template — and a Pod strategy.
-//!
-//! Full Pod validation (containers, volumes, security context, …) is out of
-//! scope: the strategy checks ObjectMeta and `spec.evictionResponders` only,
-//! and on update rejects only changes of `spec.evictionResponders`.
+//! The Pod strategy (upstream's `pkg/registry/core/pod/strategy.go`):
+//! core/v1 defaults, then [`validation`](super::validation)'s
+//! `ValidatePodCreate`, `ValidatePodUpdate` and `ValidatePodStatusUpdate`;
+//! and the Pod rule exitplan owns (eviction spec §3):
+//! `spec.evictionResponders`, validated on create and inside every pod
+//! template.
 
 use k8s_openapi::api::core::v1::{EvictionResponder, Pod, PodSpec, PodStatus};
 
 use super::constants::PHASE_PENDING;
+use super::validation::PodValidationOptions;
+use super::validation::defaults::default_pod_spec;
+use super::validation::pod::{
+    validate_pod_create, validate_pod_status_update, validate_pod_update,
+};
 use crate::absent::Absent;
 use crate::field::{Error, ErrorList, Path};
 use crate::formats;
@@ -15,15 +20,9 @@ use crate::keyed_list::validate_keyed_list;
 use crate::lifecycle::constants::{
     MAX_POD_RESPONDERS, MAX_PRIORITY, MIN_USER_PRIORITY, MSG_RESERVED_PRIORITY,
 };
-use crate::meta::{self, NameRule};
 use crate::nonnegative::validate_nonnegative_field;
 use crate::render;
 use crate::strategy::{Context, Strategy, next_generation};
-
-/// The detail upstream's `ValidatePodUpdate` gives when a pod update changes
-/// a field other than the few mutable ones (upstream appends a diff of the
-/// spec after a newline; exitplan does not).
-pub const POD_UPDATE_FORBIDDEN: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
 /// The detail of the declarative `dependentForbidden` rule tying
 /// `schedulingGroup` to `evictionResponders`.
@@ -112,18 +111,22 @@ pub(crate) fn responders_of(spec: Option<&PodSpec>) -> &[EvictionResponder] {
         .unwrap_or_default()
 }
 
-/// A minimal Pod strategy: ObjectMeta and `spec.evictionResponders` on create,
-/// `spec.evictionResponders` immutable on update, `/status` writes that cannot
-/// touch the spec or metadata. Everything else of Pod validation is out of
-/// scope.
+/// The Pod strategy: defaults, then upstream's Pod validation plus
+/// `spec.evictionResponders` on create; `/status` writes keep the spec.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PodStrategy;
 
 impl Strategy for PodStrategy {
     type Object = Pod;
 
-    /// Starts the pod `Pending` with generation 1 (QoS class and scheduling
-    /// gates are not computed here).
+    /// `SetDefaults_Pod` and `SetDefaults_PodSpec`.
+    fn default(obj: &mut Pod) {
+        default_pod_spec(obj.spec.get_or_insert_with(Default::default), true);
+    }
+
+    /// Starts the pod `Pending` with generation 1. The QoS class is not
+    /// computed (`validation::pod::compute_qos` is available): the simulated kubelet and
+    /// tests write whole statuses, and a stored class would be immutable.
     fn prepare_for_create(obj: &mut Pod) {
         obj.status = Some(PodStatus {
             phase: Some(PHASE_PENDING.to_owned()),
@@ -133,7 +136,7 @@ impl Strategy for PodStrategy {
     }
 
     fn validate_create(obj: &Pod, ctx: &Context<'_>) -> ErrorList {
-        let mut errs = meta::validate_object_meta(&obj.metadata, true, NameRule::Subdomain);
+        let mut errs = validate_pod_create(obj, PodValidationOptions::default());
         if let Some(spec) = &obj.spec {
             errs.append(validate_eviction_responders(
                 responders_of(Some(spec)),
@@ -151,18 +154,16 @@ impl Strategy for PodStrategy {
         new.metadata.generation = next_generation(old.metadata.generation, new.spec != old.spec);
     }
 
-    /// ObjectMeta update rules, and `spec.evictionResponders` may not change
-    /// (reported like upstream's pod update rule: `Forbidden spec`).
+    /// `ValidatePodUpdate` (a changed `spec.evictionResponders` is one of
+    /// the forbidden spec changes).
     fn validate_update(new: &Pod, old: &Pod, _ctx: &Context<'_>) -> ErrorList {
-        let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata);
-        if responders_of(new.spec.as_ref()) != responders_of(old.spec.as_ref()) {
-            errs.push(Error::forbidden(&Path::new("spec"), POD_UPDATE_FORBIDDEN));
-        }
-        errs
+        let opts = PodValidationOptions {
+            allow_invalid_label_value_in_selector: true,
+            ..PodValidationOptions::default()
+        };
+        validate_pod_update(new, old, opts)
     }
 
-    /// Copies the spec from the stored pod and resets the metadata a
-    /// `/status` write may not change.
     /// Upstream's `podStatusStrategy.PrepareForUpdate`: the spec and owner
     /// references are the stored ones and the deletion timestamp cannot be
     /// set here; labels, annotations and finalizers may change.
@@ -175,6 +176,6 @@ impl Strategy for PodStrategy {
     }
 
     fn validate_status_update(new: &Pod, old: &Pod, _ctx: &Context<'_>) -> ErrorList {
-        meta::validate_object_meta_update(&new.metadata, &old.metadata)
+        validate_pod_status_update(new, old)
     }
 }

@@ -57,10 +57,14 @@ fn generated_labels() -> std::collections::BTreeMap<String, String> {
     ])
 }
 
+/// A container as upstream's fixtures build it (`podtest.MakeContainer`:
+/// the defaulted pull and termination message policies set).
 fn container(name: &str) -> Container {
     Container {
         name: name.into(),
         image: Some("image".into()),
+        image_pull_policy: Some("IfNotPresent".into()),
+        termination_message_policy: Some("File".into()),
         ..Default::default()
     }
 }
@@ -90,6 +94,8 @@ fn valid_job() -> Job {
                     containers: vec![container("abc")],
                     init_containers: Some(vec![container("def")]),
                     restart_policy: Some("Never".into()),
+                    dns_policy: Some("ClusterFirst".into()),
+                    termination_grace_period_seconds: Some(30),
                     ..Default::default()
                 }),
             },

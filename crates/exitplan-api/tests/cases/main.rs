@@ -12,5 +12,6 @@ mod job_validation;
 mod patch;
 mod pdb_validation;
 mod pod_responders;
+mod pod_validation;
 mod sort;
 mod support;

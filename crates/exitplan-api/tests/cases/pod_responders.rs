@@ -26,7 +26,7 @@ fn check(list: &[EvictionResponder]) -> ErrorList {
 }
 
 fn pod(responders: Option<Vec<EvictionResponder>>) -> Pod {
-    Pod {
+    let mut p = Pod {
         metadata: ObjectMeta {
             name: Some("p".into()),
             namespace: Some("ns".into()),
@@ -43,7 +43,10 @@ fn pod(responders: Option<Vec<EvictionResponder>>) -> Pod {
             ..PodSpec::default()
         }),
         status: None,
-    }
+    };
+    // As the API server decodes it: with the core/v1 defaults.
+    <PodStrategy as Strategy>::default(&mut p);
+    p
 }
 
 // ---------------------------------------------------------------- cases
@@ -375,9 +378,10 @@ fn pod_strategy_create_and_status() {
     if let Some(spec) = new.spec.as_mut() {
         spec.eviction_responders = None;
     }
+    // The QoS class set on create is immutable: a status write keeps it.
     new.status = Some(PodStatus {
         phase: Some("Running".into()),
-        ..PodStatus::default()
+        ..old.status.clone().unwrap_or_default()
     });
     // Labels may change through /status (upstream's podStatusStrategy);
     // owner references and the deletion timestamp may not.

@@ -1,10 +1,11 @@
 //! `POST pods/<name>/binding`: assigns a pending pod to a node, as
 //! upstream's `BindingREST` (`pkg/registry/core/pod/storage/storage.go`):
-//! sets `spec.nodeName`, merges the binding's annotations and sets the
-//! `PodScheduled` condition; a pod already bound or being deleted is a 409.
+//! validates the binding (`ValidatePodBinding`: a Node target with a name;
+//! upstream answers its errors 500 with no reason), sets `spec.nodeName`,
+//! merges the binding's annotations and sets the `PodScheduled` condition;
+//! a pod already bound, being deleted or with scheduling gates is a 409.
 
 use axum::response::Response;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{StatusCause, StatusDetails};
 use serde_json::{Value, json};
 
 use super::errors::{ApiError, bad_request, conflict, failure, from_write, not_found};
@@ -31,31 +32,20 @@ pub async fn bind(call: &Call) -> Result<Response, ApiError> {
             "name in URL does not match name in Binding object",
         ));
     }
-    let target = body
-        .pointer("/target/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    if target.is_empty() {
-        return Err(failure(
-            422,
-            "Invalid",
-            format!(
-                "Binding {} is invalid: target.name: Required value",
-                exitplan_api::field::go_quote(name)
-            ),
-            Some(StatusDetails {
-                kind: Some("Binding".into()),
-                name: Some(name.into()),
-                causes: Some(vec![StatusCause {
-                    field: Some("target.name".into()),
-                    message: Some("Required value".into()),
-                    reason: Some("FieldValueRequired".into()),
-                }]),
-                ..StatusDetails::default()
-            }),
-        ));
+    let binding: k8s_openapi::api::core::v1::Binding = serde_json::from_value(body.clone())
+        .map_err(|e| {
+            bad_request(format!(
+                "Binding in version \"v1\" cannot be handled as a Binding: {e}"
+            ))
+        })?;
+    // Upstream returns `ValidatePodBinding`'s aggregate as a plain error,
+    // which kube-apiserver answers 500 with no reason.
+    if let Some(msg) =
+        exitplan_api::core::validation::pod::validate_pod_binding(&binding).aggregate()
+    {
+        return Err(failure(500, "", msg, None));
     }
+    let target = binding.target.name.clone().unwrap_or_default();
     let want_uid = meta_str(&body, "uid")
         .filter(|u| !u.is_empty())
         .map(str::to_owned);
@@ -92,6 +82,17 @@ pub async fn bind(call: &Call) -> Result<Response, ApiError> {
                     "pod {name} is already assigned to node {}",
                     exitplan_api::field::go_quote(node)
                 ),
+            ));
+        }
+        // Reject binding to a scheduling un-ready pod.
+        if pod
+            .pointer("/spec/schedulingGates")
+            .and_then(Value::as_array)
+            .is_some_and(|g| !g.is_empty())
+        {
+            return Err(binding_conflict(
+                name,
+                &format!("pod {name} has non-empty .spec.schedulingGates"),
             ));
         }
         let uid = meta_str(&pod, "uid").unwrap_or_default();
