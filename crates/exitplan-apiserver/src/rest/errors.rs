@@ -331,6 +331,9 @@ impl From<StorageError> for ApiError {
             StorageError::TooLarge { requested, current } => {
                 too_large_resource_version(requested, current)
             }
+            // etcd's refusal, passed through by kube-apiserver as an error
+            // that is not a Status: 500 with no reason.
+            e @ StorageError::RequestTooLarge { .. } => failure(500, "", e.to_string(), None),
             other => internal(other),
         }
     }

@@ -81,6 +81,12 @@ pub const DEFAULT_MAX_BATCH: usize = 1024;
 /// would fill with every object a second time).
 pub const DEFAULT_CACHE_SIZE: usize = 16 * 1024 * 1024;
 
+/// The most bytes one write may store: key plus object JSON. etcd refuses
+/// a request above its `--max-request-bytes` (default 1.5 MiB) with
+/// `etcdserver: request is too large`, whatever the path that produced the
+/// object (create, update, any patch, apply, a subresource, a controller).
+pub const MAX_REQUEST_BYTES: usize = 3 * 512 * 1024;
+
 /// Where an object lives: `<resource>/<namespace>/<name>`, with `resource` the
 /// group-qualified plural (`pods`, `evictions.lifecycle.k8s.io`) and an empty
 /// namespace for cluster-scoped objects.
@@ -204,6 +210,16 @@ pub enum StorageError {
     /// A stored record could not be decoded.
     #[error("corrupt stored object: {0}")]
     Corrupt(String),
+    /// The write would store more than [`MAX_REQUEST_BYTES`]; nothing was
+    /// stored. Displays as etcd's error, which kube-apiserver passes through
+    /// (HTTP 500, no reason).
+    #[error("etcdserver: request is too large")]
+    RequestTooLarge {
+        /// The bytes the write would have stored (key plus object).
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// The requested revision has been compacted away (HTTP 410 `Expired`).
     #[error("too old resource version: {requested} ({oldest})")]
     Expired {

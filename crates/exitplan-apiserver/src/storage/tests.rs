@@ -298,3 +298,61 @@ mod batch {
         assert_eq!(record.prev.as_ref().map(|p| p.revision), Some(2));
     }
 }
+
+#[tokio::test]
+async fn a_write_larger_than_etcd_accepts_is_refused_and_takes_no_revision() {
+    let store = Store::in_memory().expect("store");
+    let small = store
+        .put(
+            Key::new("pods", "default", "a"),
+            pod("a"),
+            Attrs::default(),
+            Precondition::Absent,
+        )
+        .await
+        .expect("small");
+    let mut big = pod("a");
+    big["data"] = Value::String("x".repeat(MAX_REQUEST_BYTES));
+    let refused = store
+        .put(
+            Key::new("pods", "default", "a"),
+            big.clone(),
+            Attrs::default(),
+            Precondition::None,
+        )
+        .await;
+    match refused {
+        Err(WriteError::Storage(e @ StorageError::RequestTooLarge { size, limit })) => {
+            assert_eq!(limit, 1_572_864);
+            assert!(size > limit);
+            assert_eq!(e.to_string(), "etcdserver: request is too large");
+        }
+        other => panic!("expected RequestTooLarge, got {other:?}"),
+    }
+    assert_eq!(store.revision(), 1, "no revision taken");
+    assert_eq!(
+        store.get(&Key::new("pods", "default", "a")),
+        Some(small),
+        "the stored object is unchanged"
+    );
+    // Just under the limit (key plus JSON) is accepted.
+    let key = Key::new("pods", "default", "b");
+    let mut fits = pod("b");
+    fits["data"] = Value::String(String::new());
+    let base = serde_json::to_vec(&{
+        let mut v = fits.clone();
+        set_resource_version(&mut v, 2);
+        v
+    })
+    .expect("json")
+    .len();
+    fits["data"] = Value::String("x".repeat(MAX_REQUEST_BYTES - base - key.as_str().len()));
+    let stored = store
+        .put(key, fits, Attrs::default(), Precondition::Absent)
+        .await
+        .expect("at the limit");
+    assert_eq!(
+        stored.json.len() + "pods/default/b".len(),
+        MAX_REQUEST_BYTES
+    );
+}
