@@ -220,6 +220,12 @@ pub enum StorageError {
         /// The limit.
         limit: usize,
     },
+    /// The database file is not readable as a database (truncated or
+    /// overwritten); the message says what to do.
+    #[error(
+        "the database is damaged ({0}); restore it from a backup, or move it aside to start with an empty store"
+    )]
+    Damaged(String),
     /// The requested revision has been compacted away (HTTP 410 `Expired`).
     #[error("too old resource version: {requested} ({oldest})")]
     Expired {
@@ -252,6 +258,12 @@ pub enum WriteError {
     /// Storage itself failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
+}
+
+/// [`StorageError::Damaged`], on one line.
+fn damaged(why: impl std::fmt::Display) -> StorageError {
+    let why = why.to_string();
+    StorageError::Damaged(why.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 fn io(e: impl std::fmt::Display) -> StorageError {
@@ -433,12 +445,33 @@ impl Store {
 
     /// Opens (or creates) the database at `path` and recovers its objects,
     /// revision sequence and compacted revision.
+    ///
+    /// A database file that cannot be read as one (truncated, overwritten)
+    /// is [`StorageError::Damaged`]. redb asserts some of its invariants
+    /// instead of returning errors; such a panic while opening is caught
+    /// and reported the same way (the panic hook still runs: a binary that
+    /// wants one line only silences it around this call).
     pub fn open_with(path: &Path, config: StoreConfig) -> Result<Store, StorageError> {
-        let db = Database::builder()
-            .set_cache_size(config.cache_size)
-            .create(path)
-            .map_err(io)?;
-        Self::from_db(db, config)
+        let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let db = Database::builder()
+                .set_cache_size(config.cache_size)
+                .create(path)
+                .map_err(|e| match e {
+                    redb::DatabaseError::Storage(redb::StorageError::Corrupted(why)) => {
+                        damaged(why)
+                    }
+                    other => io(other),
+                })?;
+            Self::from_db(db, config)
+        }));
+        opened.unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the storage engine failed to read it".to_owned());
+            Err(damaged(why))
+        })
     }
 
     /// A store whose database lives in memory (tests, `exitplan simulate`).

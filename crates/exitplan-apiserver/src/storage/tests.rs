@@ -356,3 +356,45 @@ async fn a_write_larger_than_etcd_accepts_is_refused_and_takes_no_revision() {
         MAX_REQUEST_BYTES
     );
 }
+
+#[tokio::test]
+async fn a_truncated_database_is_an_error_not_a_panic() {
+    let path = std::env::temp_dir().join(format!(
+        "exitplan-store-truncated-{}-{}",
+        std::process::id(),
+        crate::rest::meta::random_hex(4).expect("random")
+    ));
+    {
+        let store = Store::open(&path).expect("open");
+        for i in 0..200 {
+            let name = format!("p{i}");
+            store
+                .put(
+                    Key::new("pods", "default", &name),
+                    pod(&name),
+                    Attrs::default(),
+                    Precondition::Absent,
+                )
+                .await
+                .expect("put");
+        }
+    }
+    let len = std::fs::metadata(&path).expect("metadata").len();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("file");
+    file.set_len(len / 2 - 1).expect("truncate");
+    drop(file);
+    let opened = std::panic::catch_unwind(|| Store::open(&path));
+    let _ = std::fs::remove_file(&path);
+    match opened {
+        Ok(Err(e)) => {
+            let message = e.to_string();
+            assert!(message.contains("damaged"), "{message}");
+            assert!(!message.contains('\n'), "one line: {message}");
+        }
+        Ok(Ok(_)) => panic!("a truncated database opened"),
+        Err(_) => panic!("opening a truncated database panicked"),
+    }
+}

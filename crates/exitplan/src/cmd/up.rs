@@ -139,6 +139,17 @@ fn open_to_others(_dir: &Path, _meta: &std::fs::Metadata) -> Option<String> {
     None
 }
 
+/// Opens the database. A damaged file is reported by the returned error in
+/// one line: the panic hook (which would print a storage-engine panic with
+/// a backtrace) is silenced meanwhile; nothing else runs yet.
+fn open_store(db: &Path) -> Result<Store, exitplan_apiserver::storage::StorageError> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let opened = Store::open(db);
+    std::panic::set_hook(hook);
+    opened
+}
+
 /// The token in `<data>/token`, created at first start.
 fn load_or_create_token(dir: &Path) -> Result<String> {
     let path = dir.join("token");
@@ -175,7 +186,7 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     let db = data.join("exitplan.redb");
-    let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+    let store = open_store(&db).with_context(|| format!("opening {}", db.display()))?;
     let token = load_or_create_token(&data)?;
     let clock: SharedClock = Arc::new(SystemClock);
     let server = Server::builder()
