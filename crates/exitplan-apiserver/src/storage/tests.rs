@@ -398,3 +398,67 @@ async fn a_truncated_database_is_an_error_not_a_panic() {
         Err(_) => panic!("opening a truncated database panicked"),
     }
 }
+
+#[tokio::test]
+async fn a_format_2_database_is_migrated_to_checksummed_records() {
+    let path = std::env::temp_dir().join(format!(
+        "exitplan-store-v2-{}-{}",
+        std::process::id(),
+        crate::rest::meta::random_hex(4).expect("random")
+    ));
+    {
+        let store = Store::open(&path).expect("open");
+        for name in ["a", "b"] {
+            store
+                .put(
+                    Key::new("pods", "default", name),
+                    pod(name),
+                    Attrs::default(),
+                    Precondition::Absent,
+                )
+                .await
+                .expect("put");
+        }
+    }
+    {
+        // What format 2 wrote: the same records without their checksum.
+        let db = Database::create(&path).expect("db");
+        let txn = db.begin_write().expect("txn");
+        {
+            let mut log = txn.open_table(LOG).expect("log");
+            let rows: Vec<(u64, Vec<u8>)> = log
+                .iter()
+                .expect("iter")
+                .map(|r| {
+                    let (k, v) = r.expect("row");
+                    (k.value(), v.value()[4..].to_vec())
+                })
+                .collect();
+            for (k, v) in rows {
+                log.insert(k, v.as_slice()).expect("insert");
+            }
+            let mut meta = txn.open_table(META).expect("meta");
+            meta.insert(META_FORMAT, FORMAT_UNCHECKED).expect("format");
+        }
+        txn.commit().expect("commit");
+    }
+    let store = Store::open(&path).expect("migrated");
+    let (items, revision) = store.list(&Prefix::new("pods", None));
+    assert_eq!((items.len(), revision), (2, 2));
+    assert!(store.damaged().is_empty());
+    drop(store);
+    let db = Database::create(&path).expect("db");
+    let read = db.begin_read().expect("read");
+    let meta = read.open_table(META).expect("meta");
+    assert_eq!(
+        meta.get(META_FORMAT).expect("get").map(|g| g.value()),
+        Some(FORMAT)
+    );
+    let log = read.open_table(LOG).expect("log");
+    for row in log.iter().expect("iter") {
+        let (_, v) = row.expect("row");
+        codec::decode_event(v.value()).expect("checksummed");
+    }
+    drop((log, meta, read, db));
+    let _ = std::fs::remove_file(&path);
+}

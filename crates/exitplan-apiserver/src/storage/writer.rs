@@ -408,6 +408,7 @@ fn publish(inner: &Inner, records: Vec<Record>) {
     let mut state = write(&inner.state);
     for record in records {
         let object = &record.event.object;
+        state.damaged.remove(&object.key);
         match record.event.event_type {
             EventType::Deleted => state.index.remove(&object.key),
             EventType::Added | EventType::Modified => {
