@@ -111,10 +111,22 @@ pub fn migrate_v2(old: &[u8]) -> Vec<u8> {
 
 /// Encodes a log record.
 pub fn encode_record(r: &Record) -> Vec<u8> {
-    with_checksum(&encode_body(r))
+    let mut out = vec![0; 4];
+    encode_body_into(r, &mut out);
+    let crc = crc32(&out[4..]);
+    out[..4].copy_from_slice(&crc.to_le_bytes());
+    out
 }
 
+/// A record as format 2 wrote it (no checksum).
+#[cfg(test)]
 fn encode_body(r: &Record) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_body_into(r, &mut out);
+    out
+}
+
+fn encode_body_into(r: &Record, out: &mut Vec<u8>) {
     let kind = match r.event.event_type {
         EventType::Added => b'A',
         EventType::Modified => b'M',
@@ -124,16 +136,15 @@ fn encode_body(r: &Record) -> Vec<u8> {
     let key = o.key.as_str().as_bytes();
     // Maps of strings always serialize.
     let attrs = serde_json::to_vec(&o.attrs).unwrap_or_default();
-    let mut out = Vec::with_capacity(1 + 4 + key.len() + 8 + 12 + attrs.len() + o.json.len());
+    out.reserve(1 + 4 + key.len() + 8 + 12 + attrs.len() + o.json.len());
     out.push(kind);
-    put_len(&mut out, key.len());
+    put_len(out, key.len());
     out.extend_from_slice(key);
     out.extend_from_slice(&r.prev.as_ref().map_or(0, |p| p.revision).to_le_bytes());
     out.extend_from_slice(&o.revision.to_le_bytes());
-    put_len(&mut out, attrs.len());
+    put_len(out, attrs.len());
     out.extend_from_slice(&attrs);
     out.extend_from_slice(&o.json);
-    out
 }
 
 /// What a log record says without its object: enough to filter by key and
