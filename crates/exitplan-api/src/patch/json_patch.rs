@@ -13,7 +13,11 @@
 //! kube-apiserver (`handlers/patch.go`) answers an undecodable patch with
 //! 400, more than 10000 operations with 413, and every failing operation with
 //! `NewGenericServerResponse(422, …)`: reason `Invalid`, message `the server
-//! rejected our request due to an error in our request`.
+//! rejected our request due to an error in our request`. That includes
+//! `copy` operations whose copied values add up to more than
+//! kube-apiserver's `JSONPatchMaxCopyBytes` (3 MiB, armed as the library's
+//! `AccumulatedCopySizeLimit`), so a small patch cannot grow an object
+//! without bound.
 
 use serde_json::{Map, Value};
 
@@ -22,6 +26,10 @@ use super::gofmt;
 
 /// `maxJSONPatchOperations` in `handlers/patch.go`.
 const MAX_OPERATIONS: usize = 10000;
+
+/// `JSONPatchMaxCopyBytes`: the most bytes (of compact JSON) the `copy`
+/// operations of one patch may copy in total.
+const MAX_COPY_BYTES: usize = 3 * 1024 * 1024;
 
 /// Applies `patch` to `original` as kube-apiserver does.
 pub fn apply(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
@@ -37,8 +45,9 @@ pub fn apply(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
         ));
     }
     let mut doc = original.clone();
+    let mut copied = 0;
     for op in &ops {
-        apply_op(&mut doc, op).map_err(PatchError::unprocessable)?;
+        apply_op(&mut doc, op, &mut copied).map_err(PatchError::unprocessable)?;
     }
     Ok(doc)
 }
@@ -132,7 +141,11 @@ impl<'a> Op<'a> {
     }
 }
 
-fn apply_op(doc: &mut Value, fields: &Option<Map<String, Value>>) -> Result<(), String> {
+fn apply_op(
+    doc: &mut Value,
+    fields: &Option<Map<String, Value>>,
+    copied: &mut usize,
+) -> Result<(), String> {
     let op = Op {
         fields: fields.as_ref(),
     };
@@ -142,7 +155,7 @@ fn apply_op(doc: &mut Value, fields: &Option<Map<String, Value>>) -> Result<(), 
         "replace" => replace(doc, &op),
         "move" => move_op(doc, &op),
         "test" => test(doc, &op),
-        "copy" => copy(doc, &op),
+        "copy" => copy(doc, &op, copied),
         other => Err(format!("Unexpected kind: {other}")),
     }
 }
@@ -238,7 +251,9 @@ fn test(doc: &mut Value, op: &Op<'_>) -> Result<(), String> {
     }
 }
 
-fn copy(doc: &mut Value, op: &Op<'_>) -> Result<(), String> {
+/// `copy`, adding the copied value's size to `copied` and failing once
+/// the patch has copied more than [`MAX_COPY_BYTES`].
+fn copy(doc: &mut Value, op: &Op<'_>, copied: &mut usize) -> Result<(), String> {
     let from = op
         .from()
         .map_err(|e| format!("copy operation failed to decode from: {e}"))?;
@@ -255,6 +270,18 @@ fn copy(doc: &mut Value, op: &Op<'_>) -> Result<(), String> {
     let (con, key) = find_object(doc, path).ok_or_else(|| {
         format!("copy operation does not apply: doc is missing destination path: {path}: {MISSING}")
     })?;
+    // The library measures the value as it marshals it (missing: 0; an
+    // explicit `null`, 4 there, counts 0 here).
+    let size = match &val {
+        Value::Null => 0,
+        v => serde_json::to_vec(v).map_or(0, |b| b.len()),
+    };
+    *copied = copied.saturating_add(size);
+    if *copied > MAX_COPY_BYTES {
+        return Err(format!(
+            "Unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_COPY_BYTES}"
+        ));
+    }
     container_add(con, &key, val).map_err(|e| format!("error while adding value during copy: {e}"))
 }
 
@@ -403,5 +430,35 @@ fn container_remove(con: &mut Value, key: &str) -> Result<Value, String> {
         _ => Err(format!(
             "Unable to remove nonexistent key: {key}: {MISSING}"
         )),
+    }
+}
+
+#[cfg(test)]
+mod copy_limit_tests {
+    use super::*;
+
+    fn doubling_patch(ops: usize) -> Vec<u8> {
+        let ops: Vec<Value> = (0..ops)
+            .map(|i| serde_json::json!({"op": "copy", "from": format!("/a{i}"), "path": format!("/a{}", i + 1)}))
+            .collect();
+        serde_json::to_vec(&ops).expect("patch")
+    }
+
+    #[test]
+    fn copies_beyond_three_mebibytes_are_refused_like_upstream() {
+        // Each copy duplicates a 1 KiB string: 3072 copies reach the limit
+        // exactly, one more exceeds it.
+        let original = serde_json::json!({"a0": "x".repeat(1022)});
+        let within = apply(&original, &doubling_patch(3072)).expect("at the limit");
+        assert_eq!(within.as_object().map(Map::len), Some(3073));
+        let e = apply(&original, &doubling_patch(3073)).expect_err("over the limit");
+        assert_eq!(e.to_status().code, Some(422));
+        assert_eq!(e.to_status().reason.as_deref(), Some("Invalid"));
+        assert_eq!(
+            e.detail.as_deref(),
+            Some(
+                "Unable to complete the copy, the accumulated size increase of copy is 3146752, exceeding the limit 3145728"
+            )
+        );
     }
 }

@@ -331,9 +331,43 @@ impl From<StorageError> for ApiError {
             StorageError::TooLarge { requested, current } => {
                 too_large_resource_version(requested, current)
             }
+            // etcd's refusal, passed through by kube-apiserver as an error
+            // that is not a Status: 500 with no reason.
+            e @ StorageError::RequestTooLarge { .. } => failure(500, "", e.to_string(), None),
+            StorageError::Unreadable { prefix, objects } => store_read_error(&prefix, &objects),
             other => internal(other),
         }
     }
+}
+
+/// 500 `StorageReadError`: a list met damaged objects (upstream's
+/// aggregated corrupt-object error), one cause per object.
+fn store_read_error(prefix: &str, objects: &[StorageError]) -> ApiError {
+    let resource = prefix.split('/').next().unwrap_or_default();
+    let (plural, group) = resource.split_once('.').unwrap_or((resource, ""));
+    let causes = objects
+        .iter()
+        .map(|e| StatusCause {
+            reason: Some("UnexpectedServerResponse".into()),
+            message: Some(e.to_string()),
+            field: match e {
+                StorageError::DamagedObject { key, .. } => Some(key.clone()),
+                _ => None,
+            },
+        })
+        .collect();
+    failure(
+        500,
+        "StorageReadError",
+        format!("failed to read one or more {resource} from the storage"),
+        Some(StatusDetails {
+            group: non_empty(group),
+            kind: Some(plural.to_owned()),
+            name: Some(prefix.to_owned()),
+            causes: Some(causes),
+            ..StatusDetails::default()
+        }),
+    )
 }
 
 /// A storage write error that is not a precondition failure, as a 500.

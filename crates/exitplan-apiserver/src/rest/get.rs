@@ -21,9 +21,13 @@ pub fn current(
     namespace: Option<&str>,
     name: &str,
 ) -> Result<(Arc<StoredObject>, Value), ApiError> {
+    let key = def.key(namespace, name);
+    if let Some(damage) = state.store.damage(&key) {
+        return Err(damage.into());
+    }
     let stored = state
         .store
-        .get(&def.key(namespace, name))
+        .get(&key)
         .ok_or_else(|| not_found(def.group, def.plural, name))?;
     let value = served(def, stored.value()?);
     Ok((stored, value))
@@ -91,10 +95,14 @@ pub fn is_typed(def: &ResourceDef, json: &[u8]) -> bool {
 /// `GET …/<name>` and `GET …/<name>/status`.
 pub async fn get(call: &Call) -> Result<Response, ApiError> {
     output(&call.headers, &call.query)?;
+    let key = call.def.key(call.ns(), call.name());
+    if let Some(damage) = call.state.store.damage(&key) {
+        return Err(damage.into());
+    }
     let stored = call
         .state
         .store
-        .get(&call.def.key(call.ns(), call.name()))
+        .get(&key)
         .ok_or_else(|| not_found(call.def.group, call.def.plural, call.name()))?;
     render_stored(call, 200, &stored)
 }

@@ -1,6 +1,11 @@
-//! On-disk encoding of log records (format 2).
+//! On-disk encoding of log records (format 3).
 //!
-//! Object record: revision (u64 LE) · attrs length (u32 LE) · attrs JSON · object JSON.
+//! Every record starts with the CRC-32 (IEEE, u32 LE) of the rest, so damage
+//! to a stored object (a flipped byte) is detected when it is read instead of
+//! being served. Format 2 wrote the same records without the checksum; a
+//! format-2 database is migrated once, when opened ([`migrate_v2`]).
+//!
+//! The rest — object record: revision (u64 LE) · attrs length (u32 LE) · attrs JSON · object JSON.
 //! Log record: type byte (`A`/`M`/`D`) · key length (u32 LE) · key ·
 //! previous revision (u64 LE; the version the change replaced, 0 for `A`) ·
 //! object record (for `D`: the last state, stamped with the deletion's revision).
@@ -38,8 +43,90 @@ fn put_len(out: &mut Vec<u8>, len: usize) {
     out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_le_bytes());
 }
 
+/// CRC-32 (IEEE 802.3, reflected, as zlib and Go's `crc32.ChecksumIEEE`).
+fn crc32(bytes: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            table[i] = c;
+            i += 1;
+        }
+        table
+    };
+    !bytes
+        .iter()
+        .fold(!0u32, |c, &b| TABLE[usize::from((c as u8) ^ b)] ^ (c >> 8))
+}
+
+/// The record without its checksum, if the checksum matches.
+fn verified(bytes: &[u8]) -> Result<&[u8], StorageError> {
+    let stored = bytes
+        .get(..4)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes)
+        .ok_or_else(|| corrupt("checksum"))?;
+    let body = &bytes[4..];
+    if crc32(body) != stored {
+        return Err(corrupt("checksum mismatch: the stored record was damaged"));
+    }
+    Ok(body)
+}
+
+fn with_checksum(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + body.len());
+    out.extend_from_slice(&crc32(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// The key a record names, read without checking its checksum: a hint at
+/// which object a damaged record held (the key itself may be damaged).
+pub fn key_hint(bytes: &[u8]) -> Option<String> {
+    header_of(bytes.get(4..)?).ok().map(|h| h.key.to_owned())
+}
+
+/// Re-encodes a format-2 record (no checksum) as format 3. A record that
+/// does not decode, or whose object is not JSON, keeps a checksum that does
+/// not match, so it reads as damaged rather than as whole.
+pub fn migrate_v2(old: &[u8]) -> Vec<u8> {
+    let mut out = with_checksum(old);
+    let whole = decode_body(old)
+        .is_ok_and(|e| serde_json::from_slice::<serde::de::IgnoredAny>(&e.object.json).is_ok());
+    if !whole {
+        out[0] ^= 0xff;
+    }
+    out
+}
+
 /// Encodes a log record.
 pub fn encode_record(r: &Record) -> Vec<u8> {
+    let mut out = vec![0; 4];
+    encode_body_into(r, &mut out);
+    let crc = crc32(&out[4..]);
+    out[..4].copy_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// A record as format 2 wrote it (no checksum).
+#[cfg(test)]
+fn encode_body(r: &Record) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_body_into(r, &mut out);
+    out
+}
+
+fn encode_body_into(r: &Record, out: &mut Vec<u8>) {
     let kind = match r.event.event_type {
         EventType::Added => b'A',
         EventType::Modified => b'M',
@@ -49,16 +136,15 @@ pub fn encode_record(r: &Record) -> Vec<u8> {
     let key = o.key.as_str().as_bytes();
     // Maps of strings always serialize.
     let attrs = serde_json::to_vec(&o.attrs).unwrap_or_default();
-    let mut out = Vec::with_capacity(1 + 4 + key.len() + 8 + 12 + attrs.len() + o.json.len());
+    out.reserve(1 + 4 + key.len() + 8 + 12 + attrs.len() + o.json.len());
     out.push(kind);
-    put_len(&mut out, key.len());
+    put_len(out, key.len());
     out.extend_from_slice(key);
     out.extend_from_slice(&r.prev.as_ref().map_or(0, |p| p.revision).to_le_bytes());
     out.extend_from_slice(&o.revision.to_le_bytes());
-    put_len(&mut out, attrs.len());
+    put_len(out, attrs.len());
     out.extend_from_slice(&attrs);
     out.extend_from_slice(&o.json);
-    out
 }
 
 /// What a log record says without its object: enough to filter by key and
@@ -75,8 +161,12 @@ pub struct Header<'a> {
     object_at: usize,
 }
 
-/// Decodes a log record's header.
+/// Decodes a log record's header, checking the record's checksum.
 pub fn header(bytes: &[u8]) -> Result<Header<'_>, StorageError> {
+    header_of(verified(bytes)?)
+}
+
+fn header_of(bytes: &[u8]) -> Result<Header<'_>, StorageError> {
     let event_type = match bytes.first() {
         Some(b'A') => EventType::Added,
         Some(b'M') => EventType::Modified,
@@ -95,9 +185,13 @@ pub fn header(bytes: &[u8]) -> Result<Header<'_>, StorageError> {
     })
 }
 
-/// Decodes a log record's event.
+/// Decodes a log record's event, checking the record's checksum.
 pub fn decode_event(bytes: &[u8]) -> Result<Event, StorageError> {
-    let header = header(bytes)?;
+    decode_body(verified(bytes)?)
+}
+
+fn decode_body(bytes: &[u8]) -> Result<Event, StorageError> {
+    let header = header_of(bytes)?;
     let record = bytes
         .get(header.object_at..)
         .ok_or_else(|| corrupt("object"))?;
@@ -181,6 +275,37 @@ mod tests {
         let deleted = encode_record(&record(EventType::Deleted, object_at(2), Some(1)));
         assert!(decode_version(&deleted, 2).is_err());
         assert!(decode_version(&added, 5).is_err(), "wrong revision");
+    }
+
+    #[test]
+    fn a_flipped_bit_anywhere_is_detected() {
+        let bytes = encode_record(&record(
+            EventType::Modified,
+            object("pods/ns/a", 7, r#"{"v":2}"#),
+            Some(3),
+        ));
+        for at in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= 1 << bit;
+                assert!(header(&damaged).is_err(), "byte {at} bit {bit}");
+                assert!(decode_event(&damaged).is_err(), "byte {at} bit {bit}");
+            }
+        }
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926, "the standard check value");
+    }
+
+    #[test]
+    fn format_2_records_migrate_and_damaged_ones_stay_damaged() {
+        let r = record(EventType::Added, object("pods/ns/a", 1, r#"{"v":1}"#), None);
+        let old = encode_body(&r);
+        assert_eq!(decode_event(&migrate_v2(&old)).expect("migrated"), r.event);
+        let mut bad = old.clone();
+        let last = bad.len() - 1;
+        bad[last] = 0xff; // the object's JSON is no longer JSON
+        let migrated = migrate_v2(&bad);
+        assert!(decode_event(&migrated).is_err());
+        assert_eq!(key_hint(&migrated).as_deref(), Some("pods/ns/a"));
     }
 
     #[test]

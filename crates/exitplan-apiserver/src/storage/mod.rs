@@ -60,7 +60,9 @@ const META_REVISION: &str = "revision";
 const META_COMPACTED: &str = "compacted";
 const META_FORMAT: &str = "format";
 /// The on-disk format this code reads and writes ([`codec`]).
-const FORMAT: u64 = 2;
+const FORMAT: u64 = 3;
+/// The earlier format that is migrated when opened: records without checksums.
+const FORMAT_UNCHECKED: u64 = 2;
 
 /// How many recent events stay in memory for watches to resume from and
 /// historical lists to rewind with (older ones are read from the log on
@@ -80,6 +82,12 @@ pub const DEFAULT_MAX_BATCH: usize = 1024;
 /// and reads of old history (redb's own default is 1 GiB, which recovery
 /// would fill with every object a second time).
 pub const DEFAULT_CACHE_SIZE: usize = 16 * 1024 * 1024;
+
+/// The most bytes one write may store: key plus object JSON. etcd refuses
+/// a request above its `--max-request-bytes` (default 1.5 MiB) with
+/// `etcdserver: request is too large`, whatever the path that produced the
+/// object (create, update, any patch, apply, a subresource, a controller).
+pub const MAX_REQUEST_BYTES: usize = 3 * 512 * 1024;
 
 /// Where an object lives: `<resource>/<namespace>/<name>`, with `resource` the
 /// group-qualified plural (`pods`, `evictions.lifecycle.k8s.io`) and an empty
@@ -204,6 +212,44 @@ pub enum StorageError {
     /// A stored record could not be decoded.
     #[error("corrupt stored object: {0}")]
     Corrupt(String),
+    /// The write would store more than [`MAX_REQUEST_BYTES`]; nothing was
+    /// stored. Displays as etcd's error, which kube-apiserver passes through
+    /// (HTTP 500, no reason).
+    #[error("etcdserver: request is too large")]
+    RequestTooLarge {
+        /// The bytes the write would have stored (key plus object).
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The database file is not readable as a database (truncated or
+    /// overwritten); the message says what to do.
+    #[error(
+        "the database is damaged ({0}); restore it from a backup, or move it aside to start with an empty store"
+    )]
+    Damaged(String),
+    /// The stored version of one object is damaged (kube-apiserver's
+    /// `StorageError` with code `ErrCodeCorruptObj`).
+    #[error(
+        "StorageError: corrupt object, Code: 7, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision={revision}: {reason}"
+    )]
+    DamagedObject {
+        /// The object's key.
+        key: String,
+        /// The revision of the damaged record.
+        revision: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A list met damaged objects (kube-apiserver's aggregated storage read
+    /// error: HTTP 500 `StorageReadError`).
+    #[error("unable to transform or decode {} objects", .objects.len())]
+    Unreadable {
+        /// The prefix listed.
+        prefix: String,
+        /// One [`StorageError::DamagedObject`] per damaged key.
+        objects: Vec<StorageError>,
+    },
     /// The requested revision has been compacted away (HTTP 410 `Expired`).
     #[error("too old resource version: {requested} ({oldest})")]
     Expired {
@@ -236,6 +282,12 @@ pub enum WriteError {
     /// Storage itself failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
+}
+
+/// [`StorageError::Damaged`], on one line.
+fn damaged(why: impl std::fmt::Display) -> StorageError {
+    let why = why.to_string();
+    StorageError::Damaged(why.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 fn io(e: impl std::fmt::Display) -> StorageError {
@@ -337,10 +389,41 @@ impl Record {
     }
 }
 
+/// A key whose current version could not be read back whole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    /// The revision of the damaged record.
+    pub revision: u64,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl Damage {
+    fn new(revision: u64, e: &StorageError) -> Self {
+        Damage {
+            revision,
+            reason: e.to_string(),
+        }
+    }
+
+    /// The error reading `key` gives: kube-apiserver's corrupt-object
+    /// storage error.
+    pub fn error(&self, key: &Key) -> StorageError {
+        StorageError::DamagedObject {
+            key: key.as_str().to_owned(),
+            revision: self.revision,
+            reason: self.reason.clone(),
+        }
+    }
+}
+
 /// What readers see; changed only by the writer, all at once per batch.
 struct State {
     /// Current objects by key.
     index: BTreeMap<Key, Arc<StoredObject>>,
+    /// Keys whose current version is damaged on disk (found at recovery):
+    /// not in `index`, so never served; a write of the key replaces it.
+    damaged: BTreeMap<Key, Damage>,
     /// The last committed (and published) revision.
     revision: u64,
     /// Log entries up to and including this revision are gone.
@@ -417,12 +500,33 @@ impl Store {
 
     /// Opens (or creates) the database at `path` and recovers its objects,
     /// revision sequence and compacted revision.
+    ///
+    /// A database file that cannot be read as one (truncated, overwritten)
+    /// is [`StorageError::Damaged`]. redb asserts some of its invariants
+    /// instead of returning errors; such a panic while opening is caught
+    /// and reported the same way (the panic hook still runs: a binary that
+    /// wants one line only silences it around this call).
     pub fn open_with(path: &Path, config: StoreConfig) -> Result<Store, StorageError> {
-        let db = Database::builder()
-            .set_cache_size(config.cache_size)
-            .create(path)
-            .map_err(io)?;
-        Self::from_db(db, config)
+        let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let db = Database::builder()
+                .set_cache_size(config.cache_size)
+                .create(path)
+                .map_err(|e| match e {
+                    redb::DatabaseError::Storage(redb::StorageError::Corrupted(why)) => {
+                        damaged(why)
+                    }
+                    other => io(other),
+                })?;
+            Self::from_db(db, config)
+        }));
+        opened.unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the storage engine failed to read it".to_owned());
+            Err(damaged(why))
+        })
     }
 
     /// A store whose database lives in memory (tests, `exitplan simulate`).
@@ -451,6 +555,22 @@ impl Store {
                 (None, None) => {
                     meta.insert(META_FORMAT, FORMAT).map_err(io)?;
                 }
+                (Some(FORMAT_UNCHECKED), _) => {
+                    let mut log = txn.open_table(LOG).map_err(io)?;
+                    let mut migrated = Vec::new();
+                    for row in log.iter().map_err(io)? {
+                        let (k, v) = row.map_err(io)?;
+                        migrated.push((k.value(), codec::migrate_v2(v.value())));
+                    }
+                    for (revision, record) in &migrated {
+                        log.insert(revision, record.as_slice()).map_err(io)?;
+                    }
+                    meta.insert(META_FORMAT, FORMAT).map_err(io)?;
+                    tracing::info!(
+                        records = migrated.len(),
+                        "storage migrated to format {FORMAT} (a checksum with every record)"
+                    );
+                }
                 (format, _) => {
                     return Err(StorageError::Corrupt(format!(
                         "storage format {} is not supported (this server reads format {FORMAT})",
@@ -461,6 +581,8 @@ impl Store {
         }
         txn.commit().map_err(io)?;
         let mut index = BTreeMap::new();
+        let mut damaged = BTreeMap::new();
+        let mut unattributed = 0u64;
         let mut records = 0u64;
         let (revision, compacted, last_logged);
         {
@@ -468,20 +590,46 @@ impl Store {
             let log = read.open_table(LOG).map_err(io)?;
             // What compaction keeps is the state at the compacted revision
             // plus every later change: replayed in order, the current state.
-            let mut live: BTreeMap<String, u64> = BTreeMap::new();
+            // A damaged record leaves its key damaged until a later record
+            // of the key replaces it.
+            let mut live: BTreeMap<String, Result<u64, Damage>> = BTreeMap::new();
             for row in log.iter().map_err(io)? {
                 records += 1;
                 let (k, v) = row.map_err(io)?;
-                let header = codec::header(v.value())?;
-                match header.event_type {
-                    EventType::Deleted => live.remove(header.key),
-                    EventType::Added | EventType::Modified => {
-                        live.insert(header.key.to_owned(), k.value())
-                    }
+                let revision = k.value();
+                match codec::header(v.value()) {
+                    Ok(header) => match header.event_type {
+                        EventType::Deleted => live.remove(header.key),
+                        EventType::Added | EventType::Modified => {
+                            live.insert(header.key.to_owned(), Ok(revision))
+                        }
+                    },
+                    Err(e) => match codec::key_hint(v.value()) {
+                        Some(key) => live.insert(key, Err(Damage::new(revision, &e))),
+                        None => {
+                            tracing::error!(
+                                revision,
+                                error = %e,
+                                "stored record is damaged and names no readable key"
+                            );
+                            unattributed += 1;
+                            None
+                        }
+                    },
                 };
             }
-            for (key, revision) in live {
-                index.insert(Key(key), load_version(&log, revision)?);
+            for (key, version) in live {
+                let loaded = version.and_then(|revision| {
+                    load_version(&log, revision).map_err(|e| Damage::new(revision, &e))
+                });
+                match loaded {
+                    Ok(object) => {
+                        index.insert(Key(key), object);
+                    }
+                    Err(damage) => {
+                        damaged.insert(Key(key), damage);
+                    }
+                }
             }
             let meta = read.open_table(META).map_err(io)?;
             let get = |name| -> Result<u64, StorageError> {
@@ -496,6 +644,21 @@ impl Store {
             return Err(StorageError::Corrupt(format!(
                 "log ends at revision {last_logged} but the store is at {revision}"
             )));
+        }
+        for (key, damage) in &damaged {
+            tracing::error!(
+                key = key.as_str(),
+                revision = damage.revision,
+                error = %damage.reason,
+                "stored object is damaged: it is not served (GET and LIST of it fail) until it is re-created"
+            );
+        }
+        if !damaged.is_empty() || unattributed > 0 {
+            tracing::error!(
+                damaged_objects = damaged.len(),
+                damaged_records = unattributed,
+                "storage holds damaged records; see docs/apiserver.md (damaged data) for recovery"
+            );
         }
         tracing::info!(
             objects = index.len(),
@@ -512,6 +675,7 @@ impl Store {
                 db,
                 state: RwLock::new(State {
                     index,
+                    damaged,
                     revision,
                     compacted,
                     window: VecDeque::new(),
@@ -546,9 +710,45 @@ impl Store {
         }
     }
 
-    /// The current version of `key`, if any.
+    /// The current version of `key`, if any. A [damaged](Store::damage) key
+    /// has none.
     pub fn get(&self, key: &Key) -> Option<Arc<StoredObject>> {
         read(&self.inner.state).index.get(key).cloned()
+    }
+
+    /// Why `key` cannot be read, if its stored version is damaged.
+    pub fn damage(&self, key: &Key) -> Option<StorageError> {
+        read(&self.inner.state)
+            .damaged
+            .get(key)
+            .map(|d| d.error(key))
+    }
+
+    /// Every damaged key (found when the store was opened and not written since).
+    pub fn damaged(&self) -> Vec<(Key, Damage)> {
+        read(&self.inner.state)
+            .damaged
+            .iter()
+            .map(|(k, d)| (k.clone(), d.clone()))
+            .collect()
+    }
+
+    /// [`StorageError::Unreadable`] if damaged keys fall under `prefix`.
+    fn check_readable(&self, prefix: &Prefix) -> Result<(), StorageError> {
+        let state = read(&self.inner.state);
+        let objects: Vec<StorageError> = state
+            .damaged
+            .iter()
+            .filter(|(k, _)| prefix.contains(k))
+            .map(|(k, d)| d.error(k))
+            .collect();
+        if objects.is_empty() {
+            return Ok(());
+        }
+        Err(StorageError::Unreadable {
+            prefix: prefix.0.clone(),
+            objects,
+        })
     }
 
     /// Every current object under `prefix`, in key order, and the revision the
@@ -666,6 +866,7 @@ impl Store {
         limit: usize,
         filter: impl FnMut(&StoredObject) -> bool,
     ) -> Result<Page, StorageError> {
+        self.check_readable(prefix)?;
         let limit = if limit == 0 { usize::MAX } else { limit };
         history::page(&self.inner, prefix, revision, start_after, limit, filter)
     }

@@ -298,3 +298,167 @@ mod batch {
         assert_eq!(record.prev.as_ref().map(|p| p.revision), Some(2));
     }
 }
+
+#[tokio::test]
+async fn a_write_larger_than_etcd_accepts_is_refused_and_takes_no_revision() {
+    let store = Store::in_memory().expect("store");
+    let small = store
+        .put(
+            Key::new("pods", "default", "a"),
+            pod("a"),
+            Attrs::default(),
+            Precondition::Absent,
+        )
+        .await
+        .expect("small");
+    let mut big = pod("a");
+    big["data"] = Value::String("x".repeat(MAX_REQUEST_BYTES));
+    let refused = store
+        .put(
+            Key::new("pods", "default", "a"),
+            big.clone(),
+            Attrs::default(),
+            Precondition::None,
+        )
+        .await;
+    match refused {
+        Err(WriteError::Storage(e @ StorageError::RequestTooLarge { size, limit })) => {
+            assert_eq!(limit, 1_572_864);
+            assert!(size > limit);
+            assert_eq!(e.to_string(), "etcdserver: request is too large");
+        }
+        other => panic!("expected RequestTooLarge, got {other:?}"),
+    }
+    assert_eq!(store.revision(), 1, "no revision taken");
+    assert_eq!(
+        store.get(&Key::new("pods", "default", "a")),
+        Some(small),
+        "the stored object is unchanged"
+    );
+    // Just under the limit (key plus JSON) is accepted.
+    let key = Key::new("pods", "default", "b");
+    let mut fits = pod("b");
+    fits["data"] = Value::String(String::new());
+    let base = serde_json::to_vec(&{
+        let mut v = fits.clone();
+        set_resource_version(&mut v, 2);
+        v
+    })
+    .expect("json")
+    .len();
+    fits["data"] = Value::String("x".repeat(MAX_REQUEST_BYTES - base - key.as_str().len()));
+    let stored = store
+        .put(key, fits, Attrs::default(), Precondition::Absent)
+        .await
+        .expect("at the limit");
+    assert_eq!(
+        stored.json.len() + "pods/default/b".len(),
+        MAX_REQUEST_BYTES
+    );
+}
+
+#[tokio::test]
+async fn a_truncated_database_is_an_error_not_a_panic() {
+    let path = std::env::temp_dir().join(format!(
+        "exitplan-store-truncated-{}-{}",
+        std::process::id(),
+        crate::rest::meta::random_hex(4).expect("random")
+    ));
+    {
+        let store = Store::open(&path).expect("open");
+        for i in 0..200 {
+            let name = format!("p{i}");
+            store
+                .put(
+                    Key::new("pods", "default", &name),
+                    pod(&name),
+                    Attrs::default(),
+                    Precondition::Absent,
+                )
+                .await
+                .expect("put");
+        }
+    }
+    let len = std::fs::metadata(&path).expect("metadata").len();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("file");
+    file.set_len(len / 2 - 1).expect("truncate");
+    drop(file);
+    let opened = std::panic::catch_unwind(|| Store::open(&path));
+    let _ = std::fs::remove_file(&path);
+    match opened {
+        Ok(Err(e)) => {
+            let message = e.to_string();
+            assert!(message.contains("damaged"), "{message}");
+            assert!(!message.contains('\n'), "one line: {message}");
+        }
+        Ok(Ok(_)) => panic!("a truncated database opened"),
+        Err(_) => panic!("opening a truncated database panicked"),
+    }
+}
+
+#[tokio::test]
+async fn a_format_2_database_is_migrated_to_checksummed_records() {
+    let path = std::env::temp_dir().join(format!(
+        "exitplan-store-v2-{}-{}",
+        std::process::id(),
+        crate::rest::meta::random_hex(4).expect("random")
+    ));
+    {
+        let store = Store::open(&path).expect("open");
+        for name in ["a", "b"] {
+            store
+                .put(
+                    Key::new("pods", "default", name),
+                    pod(name),
+                    Attrs::default(),
+                    Precondition::Absent,
+                )
+                .await
+                .expect("put");
+        }
+    }
+    {
+        // What format 2 wrote: the same records without their checksum.
+        let db = Database::create(&path).expect("db");
+        let txn = db.begin_write().expect("txn");
+        {
+            let mut log = txn.open_table(LOG).expect("log");
+            let rows: Vec<(u64, Vec<u8>)> = log
+                .iter()
+                .expect("iter")
+                .map(|r| {
+                    let (k, v) = r.expect("row");
+                    (k.value(), v.value()[4..].to_vec())
+                })
+                .collect();
+            for (k, v) in rows {
+                log.insert(k, v.as_slice()).expect("insert");
+            }
+            let mut meta = txn.open_table(META).expect("meta");
+            meta.insert(META_FORMAT, FORMAT_UNCHECKED).expect("format");
+        }
+        txn.commit().expect("commit");
+    }
+    let store = Store::open(&path).expect("migrated");
+    let (items, revision) = store.list(&Prefix::new("pods", None));
+    assert_eq!((items.len(), revision), (2, 2));
+    assert!(store.damaged().is_empty());
+    drop(store);
+    let db = Database::create(&path).expect("db");
+    let read = db.begin_read().expect("read");
+    let meta = read.open_table(META).expect("meta");
+    assert_eq!(
+        meta.get(META_FORMAT).expect("get").map(|g| g.value()),
+        Some(FORMAT)
+    );
+    let log = read.open_table(LOG).expect("log");
+    for row in log.iter().expect("iter") {
+        let (_, v) = row.expect("row");
+        codec::decode_event(v.value()).expect("checksummed");
+    }
+    drop((log, meta, read, db));
+    let _ = std::fs::remove_file(&path);
+}

@@ -29,8 +29,8 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::{
-    Attrs, Event, EventType, Inner, Key, LOG, META, META_REVISION, Precondition, Record,
-    StorageError, StoredObject, WriteError, codec, compaction, io, lock, read,
+    Attrs, Event, EventType, Inner, Key, LOG, MAX_REQUEST_BYTES, META, META_REVISION, Precondition,
+    Record, StorageError, StoredObject, WriteError, codec, compaction, io, lock, read,
     set_resource_version, write,
 };
 
@@ -309,6 +309,14 @@ fn apply(op: Op, current: Option<Arc<StoredObject>>, revision: u64) -> Result<Re
                 None => EventType::Added,
             };
             let json = to_json(&object)?;
+            let size = key.as_str().len() + json.len();
+            if size > MAX_REQUEST_BYTES {
+                return Err(StorageError::RequestTooLarge {
+                    size,
+                    limit: MAX_REQUEST_BYTES,
+                }
+                .into());
+            }
             (
                 event_type,
                 StoredObject {
@@ -400,6 +408,7 @@ fn publish(inner: &Inner, records: Vec<Record>) {
     let mut state = write(&inner.state);
     for record in records {
         let object = &record.event.object;
+        state.damaged.remove(&object.key);
         match record.event.event_type {
             EventType::Deleted => state.index.remove(&object.key),
             EventType::Added | EventType::Modified => {

@@ -94,15 +94,60 @@ pub(crate) fn default_data_dir() -> PathBuf {
     PathBuf::from(".exitplan")
 }
 
-fn create_private_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .with_context(|| format!("restricting {}", dir.display()))?;
+/// Makes sure the data directory exists. A directory exitplan creates is
+/// private (0700, like each parent it had to create); an existing one keeps
+/// its mode — it may be shared on purpose (`--data .`) — and if other users
+/// can read or enter it, the returned warning says so (the files exitplan
+/// writes there are 0600 whatever the directory's mode).
+fn prepare_data_dir(dir: &Path) -> Result<Option<String>> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(open_to_others(dir, &meta)),
+        Ok(_) => anyhow::bail!("{} exists and is not a directory", dir.display()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                builder.mode(0o700);
+            }
+            builder
+                .create(dir)
+                .with_context(|| format!("creating {}", dir.display()))?;
+            Ok(None)
+        }
+        Err(e) => Err(e).with_context(|| format!("reading {}", dir.display())),
     }
-    Ok(())
+}
+
+#[cfg(unix)]
+fn open_to_others(dir: &Path, meta: &std::fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = meta.permissions().mode() & 0o777;
+    (mode & 0o077 != 0).then(|| {
+        format!(
+            "data directory {} is accessible to other users (mode {mode:04o}); its files are \
+             private (0600), but consider `chmod 700 {}`",
+            dir.display(),
+            dir.display()
+        )
+    })
+}
+
+#[cfg(not(unix))]
+fn open_to_others(_dir: &Path, _meta: &std::fs::Metadata) -> Option<String> {
+    None
+}
+
+/// Opens the database. A damaged file is reported by the returned error in
+/// one line: the panic hook (which would print a storage-engine panic with
+/// a backtrace) is silenced meanwhile; nothing else runs yet.
+fn open_store(db: &Path) -> Result<Store, exitplan_apiserver::storage::StorageError> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let opened = Store::open(db);
+    std::panic::set_hook(hook);
+    opened
 }
 
 /// The token in `<data>/token`, created at first start.
@@ -136,9 +181,12 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     // Before anything reports ready (see `shutdown_signal`).
     let signal = crate::process::shutdown_signal();
     let data = args.data.unwrap_or_else(default_data_dir);
-    create_private_dir(&data)?;
+    if let Some(warning) = prepare_data_dir(&data)? {
+        tracing::warn!(data = %data.display(), "{warning}");
+        eprintln!("warning: {warning}");
+    }
     let db = data.join("exitplan.redb");
-    let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+    let store = open_store(&db).with_context(|| format!("opening {}", db.display()))?;
     let token = load_or_create_token(&data)?;
     let clock: SharedClock = Arc::new(SystemClock);
     let server = Server::builder()
@@ -228,4 +276,58 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     .context("serving HTTP")?;
     tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "exitplan-up-{name}-{}-{}",
+            std::process::id(),
+            random_hex(4).expect("random")
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    }
+
+    #[test]
+    fn an_existing_data_directory_keeps_its_mode_and_is_warned_about() {
+        let dir = scratch("existing");
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let warning = prepare_data_dir(&dir).expect("prepare");
+        assert_eq!(
+            mode(&dir),
+            0o755,
+            "the mode of a directory exitplan did not create"
+        );
+        let warning = warning.expect("a warning");
+        assert!(warning.contains("mode 0755"), "{warning}");
+        assert!(warning.contains(&dir.display().to_string()), "{warning}");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        assert_eq!(prepare_data_dir(&dir).expect("prepare"), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_new_data_directory_is_private() {
+        let root = scratch("new");
+        let dir = root.join("a/b");
+        assert_eq!(prepare_data_dir(&dir).expect("prepare"), None);
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&root.join("a")), 0o700, "parents it created too");
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
