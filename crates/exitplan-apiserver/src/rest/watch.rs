@@ -226,8 +226,15 @@ pub fn watch_timeout(timeout_seconds: Option<i64>, random: u64) -> Duration {
         Some(t) if t > 0 => Duration::from_secs(t.unsigned_abs()),
         Some(t) if t < 0 => Duration::ZERO,
         _ => {
-            let factor = 1.0 + (random >> 11) as f64 / (1u64 << 53) as f64;
-            Duration::from_secs(MIN_REQUEST_TIMEOUT_SECONDS).mul_f64(factor)
+            // min × (1 + random / 2^64), in whole nanoseconds, below 2 × min.
+            let min = Duration::from_secs(MIN_REQUEST_TIMEOUT_SECONDS).as_nanos();
+            let extra = min * u128::from(random) >> 64;
+            min.checked_add(extra)
+                .and_then(|n| u64::try_from(n).ok())
+                .map_or(
+                    Duration::from_secs(MIN_REQUEST_TIMEOUT_SECONDS),
+                    Duration::from_nanos,
+                )
         }
     }
 }
