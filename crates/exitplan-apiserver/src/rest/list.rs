@@ -20,7 +20,7 @@ use super::negotiate::{Output, output};
 use super::respond;
 use super::state::Call;
 use crate::discovery::table::{Rows, TABLE_END};
-use crate::discovery::{self, FieldSelector, IncludeObject, LabelSelector};
+use crate::discovery::{FieldSelector, IncludeObject, LabelSelector};
 use crate::registry::ResourceDef;
 use crate::storage::{Key, StorageError, StoredObject};
 
@@ -295,7 +295,7 @@ pub fn list_object(def: &ResourceDef, meta: Value, items: Vec<Value>) -> Value {
 pub const TABLE_CHUNK: usize = 64 * 1024;
 
 /// The Table of a list's objects, written a chunk of rows at a time with
-/// the bytes serializing [`discovery::table`] of [`Page::values`] gives.
+/// the bytes serializing [`crate::discovery::table`] of [`Page::values`] gives.
 pub struct TableBody {
     def: &'static ResourceDef,
     rows: Rows,
@@ -458,7 +458,7 @@ mod tests {
                 revision: 9,
                 meta: meta.clone(),
             };
-            let whole = serde_json::to_vec(&discovery::table(
+            let whole = serde_json::to_vec(&crate::discovery::table(
                 pods,
                 &page.values(pods).expect("values"),
                 page.meta.clone(),
