@@ -292,10 +292,10 @@ impl Default for Retention {
 
 impl Retention {
     /// The default for an in-memory store, whose log lives in memory: as
-    /// [`Retention::default`] within 128 MiB of history.
+    /// [`Retention::default`] within 32 MiB of history.
     pub fn in_memory() -> Self {
         Retention {
-            max_bytes: 128 * 1024 * 1024,
+            max_bytes: 32 * 1024 * 1024,
             ..Retention::default()
         }
     }
