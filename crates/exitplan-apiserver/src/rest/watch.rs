@@ -228,7 +228,7 @@ pub fn watch_timeout(timeout_seconds: Option<i64>, random: u64) -> Duration {
         _ => {
             // min × (1 + random / 2^64), in whole nanoseconds, below 2 × min.
             let min = Duration::from_secs(MIN_REQUEST_TIMEOUT_SECONDS).as_nanos();
-            let extra = min * u128::from(random) >> 64;
+            let extra = (min * u128::from(random)) >> 64;
             min.checked_add(extra)
                 .and_then(|n| u64::try_from(n).ok())
                 .map_or(
