@@ -265,3 +265,118 @@ async fn bookmarks_advance_past_changes_elsewhere() {
         other => panic!("expected a BOOKMARK, got {}", describe(&other)),
     }
 }
+
+/// Runs a raw watch of the default namespace's pods with `query` to its end;
+/// returns how long it lasted (tokio's paused clock) and its lines.
+async fn raw_watch(
+    server: &exitplan_apiserver::server::Server,
+    query: &str,
+) -> (std::time::Duration, Vec<String>) {
+    use tower::ServiceExt;
+    let start = tokio::time::Instant::now();
+    let request =
+        axum::http::Request::get(format!("/api/v1/namespaces/default/pods?watch=1&{query}"))
+            .body(axum::body::Body::empty())
+            .expect("request");
+    let response = server.router().oneshot(request).await.expect("response");
+    assert_eq!(response.status(), 200);
+    let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .expect("body");
+    let lines = String::from_utf8_lossy(&body)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    (start.elapsed(), lines)
+}
+
+#[test]
+fn watch_timeouts_are_kube_apiservers() {
+    use exitplan_apiserver::rest::watch::watch_timeout;
+    use std::time::Duration;
+    assert_eq!(watch_timeout(Some(5), 0), Duration::from_secs(5));
+    assert_eq!(watch_timeout(Some(-1), 0), Duration::ZERO);
+    assert_eq!(watch_timeout(Some(i64::MIN), 7), Duration::ZERO);
+    // Unset and 0 alike: --min-request-timeout (1800 s) times [1, 2).
+    for seconds in [None, Some(0)] {
+        assert_eq!(watch_timeout(seconds, 0), Duration::from_secs(1800));
+        assert_eq!(watch_timeout(seconds, 1 << 63), Duration::from_secs(2700));
+        let longest = watch_timeout(seconds, u64::MAX);
+        assert!(longest < Duration::from_secs(3600) && longest > Duration::from_secs(3599));
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn watch_timeout_seconds_zero_is_random_and_negative_ends_at_once() {
+    use std::time::Duration;
+    let server = server().await;
+    let pods: Api<Pod> = Api::default_namespaced(client(&server));
+    create(&pods, "a").await;
+    let (lasted, lines) = raw_watch(&server, "timeoutSeconds=5&resourceVersion=0").await;
+    assert_eq!((lasted, lines.len()), (Duration::from_secs(5), 1));
+    for query in ["timeoutSeconds=0", "resourceVersion=0"] {
+        let (lasted, lines) = raw_watch(&server, query).await;
+        assert!(
+            lasted >= Duration::from_secs(1800) && lasted < Duration::from_secs(3600),
+            "{query}: {lasted:?}"
+        );
+        assert_eq!(lines.len(), 1, "{query}: the initial ADDED");
+    }
+    // Negative: over at once, before even the initial events.
+    for query in ["timeoutSeconds=-1", "timeoutSeconds=-1&resourceVersion=0"] {
+        let (lasted, lines) = raw_watch(&server, query).await;
+        assert_eq!(
+            (lasted, lines),
+            (Duration::ZERO, Vec::<String>::new()),
+            "{query}"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_watch_client_that_never_reads_is_closed_and_a_reader_is_not() {
+    use kube::api::{Patch, PatchParams};
+    use tower::ServiceExt;
+    let server = server().await;
+    let pods: Api<Pod> = Api::default_namespaced(client(&server));
+    let rv = create(&pods, "a")
+        .await
+        .metadata
+        .resource_version
+        .expect("rv");
+    let request = axum::http::Request::get(format!(
+        "/api/v1/namespaces/default/pods?watch=1&resourceVersion={rv}&timeoutSeconds=290"
+    ))
+    .body(axum::body::Body::empty())
+    .expect("request");
+    // Its body is never read while the store writes.
+    let idle = server.router().oneshot(request).await.expect("response");
+    let reader = pods
+        .watch(
+            &WatchParams::default().timeout(290).disable_bookmarks(),
+            &rv,
+        )
+        .await
+        .expect("watch");
+    let mut reader = Box::pin(reader);
+    // 200 updates of 100 KB: over a watcher's 16 MiB.
+    let blob = "x".repeat(100_000);
+    for v in 0..200 {
+        let patch =
+            serde_json::json!({"metadata": {"annotations": {"blob": blob, "v": v.to_string()}}});
+        pods.patch("a", &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .expect("patch");
+        let e = reader.try_next().await.expect("event").expect("open");
+        assert_eq!(describe(&e), "MODIFIED a");
+    }
+    let start = tokio::time::Instant::now();
+    let body = axum::body::to_bytes(idle.into_body(), usize::MAX)
+        .await
+        .expect("body");
+    assert_eq!(
+        (start.elapsed(), body.len()),
+        (std::time::Duration::ZERO, 0),
+        "the idle watch was closed, its events dropped"
+    );
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use exitplan_apiserver::storage::{
-    Precondition, Prefix, Retention, StorageError, Store, StoreConfig,
+    Precondition, Prefix, Retention, StorageError, Store, StoreConfig, WatchError,
 };
 use storage_support::{ManualClock, TempDb, pod, pod_key};
 
@@ -39,7 +39,8 @@ fn default_retention_is_five_minutes_and_ten_thousand_revisions() {
         Retention::default(),
         Retention {
             duration: Duration::from_secs(300),
-            min_revisions: 10_000
+            min_revisions: 10_000,
+            max_bytes: 512 * 1024 * 1024,
         }
     );
 }
@@ -79,6 +80,7 @@ async fn the_policy_keeps_both_the_retention_time_and_the_minimum_revisions() {
         retention: Retention {
             duration: Duration::from_secs(300),
             min_revisions: 5,
+            ..Retention::default()
         },
         compaction_interval: Duration::ZERO,
         ..StoreConfig::default()
@@ -112,6 +114,7 @@ async fn the_policy_runs_at_most_once_per_interval() {
         retention: Retention {
             duration: Duration::ZERO,
             min_revisions: 2,
+            ..Retention::default()
         },
         compaction_interval: Duration::from_secs(60),
         ..StoreConfig::default()
@@ -154,4 +157,71 @@ async fn the_compacted_revision_survives_restart() {
     assert_eq!(revisions, [8, 9, 10, 7], "recovered by replaying the log");
     put_n(&store, 11, 1).await;
     assert_eq!(store.revision(), 11);
+}
+
+/// A pod whose annotation carries `size` bytes.
+fn big_pod(name: &str, size: usize, version: u64) -> serde_json::Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default",
+                     "annotations": {"blob": "x".repeat(size), "v": version.to_string()}}})
+}
+
+#[tokio::test]
+async fn history_beyond_max_bytes_is_compacted_whatever_its_age() {
+    // Time and count would keep everything; bytes do not.
+    let store = Store::in_memory_with(StoreConfig {
+        retention: Retention {
+            duration: Duration::from_secs(3600),
+            min_revisions: 10_000,
+            max_bytes: 100_000,
+        },
+        compaction_interval: Duration::from_secs(3600),
+        ..StoreConfig::default()
+    })
+    .expect("store");
+    let pods = Prefix::new("pods", None);
+    let mut w = None;
+    for v in 1..=100 {
+        if v == 2 {
+            // A watch with past events to read (revision 1).
+            w = Some(store.watch(pods.clone(), Some(0)).expect("watch"));
+        }
+        store
+            .put(
+                pod_key("a"),
+                big_pod("a", 10_000, v),
+                Default::default(),
+                Precondition::None,
+            )
+            .await
+            .expect("put");
+    }
+    let head = store.revision();
+    let compacted = store.compacted_revision();
+    // 10 KB per version: at most 100 KB kept, plus the eighth that
+    // accumulates before the next compaction, plus one version.
+    assert!(
+        compacted > 0 && head - compacted <= 13,
+        "head {head}, compacted {compacted}"
+    );
+    assert_eq!(expired(store.watch(pods.clone(), Some(1))), (1, compacted));
+    assert_eq!(expired(store.list_at(&pods, 1)), (1, compacted));
+    // What is kept is served.
+    let mut recent = store.watch(pods.clone(), Some(compacted)).expect("watch");
+    for expected in compacted + 1..=head {
+        assert_eq!(
+            recent.next().await.expect("event").object.revision,
+            expected
+        );
+    }
+    // A watch whose past events were compacted before it read them ends
+    // with Expired (they are read as it goes, not preloaded).
+    let mut w = w.expect("watch");
+    assert_eq!(
+        w.next().await,
+        Err(WatchError::Expired {
+            requested: 0,
+            oldest: compacted
+        })
+    );
 }

@@ -223,3 +223,94 @@ async fn a_watch_from_the_future_waits_for_it() {
     }
     assert_eq!(w.next().await.expect("event").object.revision, 3);
 }
+
+/// A pod whose annotation carries `size` bytes.
+fn big_pod(name: &str, size: usize) -> serde_json::Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default",
+                     "annotations": {"blob": "x".repeat(size)}}})
+}
+
+#[tokio::test]
+async fn a_watcher_that_never_reads_is_ended_at_its_byte_bound_and_a_reader_is_not() {
+    let store = Store::in_memory_with(StoreConfig {
+        event_window: 0,
+        watch_buffer: 100_000,
+        watch_buffer_bytes: 200_000,
+        ..StoreConfig::default()
+    })
+    .expect("store");
+    let pods = Prefix::new("pods", None);
+    let mut idle = store.watch(pods.clone(), None).expect("watch");
+    let mut reader = store.watch(pods.clone(), None).expect("watch");
+    let mut first = None;
+    for n in 1..=50u64 {
+        let stored = store
+            .put(
+                pod_key("a"),
+                big_pod("a", 10_000),
+                Default::default(),
+                Precondition::None,
+            )
+            .await
+            .expect("put");
+        assert_eq!(reader.next().await.expect("event").object.revision, n);
+        if n == 1 {
+            first = Some(stored);
+        } else if n == 2 {
+            // Replaced in the index, out of the window: only the idle
+            // watcher's queue still holds the first version.
+            assert_eq!(first.as_ref().map(std::sync::Arc::strong_count), Some(2));
+        }
+    }
+    // 50 events of 10 KB are over the idle watcher's 200 KB: it was ended
+    // and its queue released.
+    assert_eq!(first.as_ref().map(std::sync::Arc::strong_count), Some(1));
+    assert!(matches!(idle.next().await, Err(WatchError::Lagged(_))));
+    assert_eq!(idle.last_revision(), 0);
+    // It resumes from where it was, from the log.
+    let mut resumed = store
+        .watch(pods, Some(idle.last_revision()))
+        .expect("resume");
+    assert_eq!(
+        revisions_until(&mut resumed, 50).await,
+        (1..=50).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn past_events_are_read_in_bounded_chunks_without_gaps() {
+    // 60 versions of 100 KB: more than one chunk, from the log or the window.
+    for window in [0, 10_000] {
+        let store = Store::in_memory_with(config(window, 8)).expect("store");
+        for _ in 0..60 {
+            store
+                .put(
+                    pod_key("a"),
+                    big_pod("a", 100_000),
+                    Default::default(),
+                    Precondition::None,
+                )
+                .await
+                .expect("put");
+            store
+                .put(
+                    Key::new("nodes", "", "n"),
+                    pod("n"),
+                    Default::default(),
+                    Precondition::None,
+                )
+                .await
+                .expect("node");
+        }
+        let mut w = store
+            .watch(Prefix::new("pods", None), Some(0))
+            .expect("watch");
+        let expected: Vec<u64> = (0..60).map(|i| 2 * i + 1).collect();
+        assert_eq!(
+            revisions_until(&mut w, 119).await,
+            expected,
+            "window {window}"
+        );
+    }
+}

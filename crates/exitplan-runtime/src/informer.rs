@@ -6,8 +6,13 @@
 //! the watch; several controllers share one informer per resource, so a
 //! 10,000-pod cluster is cached once. Cached objects carry no
 //! `metadata.managedFields`.
+//!
+//! A (re-)list is applied to the cache as its pages arrive, and the objects
+//! it did not return are removed at its end: the cache never holds a second
+//! copy of the collection, so a relist of large objects does not double the
+//! informer's memory.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Debug;
 use std::sync::{Arc, RwLock};
 
@@ -263,8 +268,10 @@ where
         self.emit(&Change::Deleted(last));
     }
 
-    /// Replaces the cache after a (re-)list, emitting the differences.
-    fn replace(&self, listed: HashMap<ObjectKey, K>) {
+    /// Ends a (re-)list whose objects were applied as they came: removes
+    /// the cached objects it did not return (emitting their deletion) and
+    /// marks the cache synced.
+    fn finish_list(&self, listed: &HashSet<ObjectKey>) {
         let gone: Vec<ObjectKey> = self
             .inner
             .cache
@@ -272,7 +279,7 @@ where
             .map(|c| {
                 c.objects
                     .keys()
-                    .filter(|k| !listed.contains_key(*k))
+                    .filter(|k| !listed.contains(*k))
                     .cloned()
                     .collect()
             })
@@ -282,9 +289,6 @@ where
                 self.emit(&Change::Deleted(last));
             }
         }
-        for (_, obj) in listed {
-            self.apply(obj);
-        }
         self.inner.synced.send_replace(true);
     }
 
@@ -293,22 +297,32 @@ where
         let mut stream = watcher::watcher(self.api.clone(), watcher::Config::default())
             .default_backoff()
             .boxed();
-        let mut listing: Option<HashMap<ObjectKey, K>> = None;
+        // The keys a (re-)list in progress has returned so far.
+        let mut listing: Option<HashSet<ObjectKey>> = None;
         while let Some(event) = stream.next().await {
             match event {
-                Ok(Event::Init) => listing = Some(HashMap::new()),
-                Ok(Event::InitApply(obj)) => {
-                    if let Some(l) = listing.as_mut() {
-                        l.insert(ObjectKey::of(&obj), without_managed_fields(obj));
-                    }
-                }
-                Ok(Event::InitDone) => self.replace(listing.take().unwrap_or_default()),
-                Ok(Event::Apply(obj)) => self.apply(without_managed_fields(obj)),
-                Ok(Event::Delete(obj)) => self.delete(without_managed_fields(obj)),
+                Ok(event) => self.handle(&mut listing, event),
                 Err(e) => {
                     tracing::warn!(kind = K::kind(&Default::default()).as_ref(), error = %e, "watch failed; retrying")
                 }
             }
+        }
+    }
+
+    /// Applies one watcher event; `listing` holds the keys a (re-)list in
+    /// progress has returned so far.
+    fn handle(&self, listing: &mut Option<HashSet<ObjectKey>>, event: Event<K>) {
+        match event {
+            Event::Init => *listing = Some(HashSet::new()),
+            Event::InitApply(obj) => {
+                if let Some(l) = listing.as_mut() {
+                    l.insert(ObjectKey::of(&obj));
+                    self.apply(without_managed_fields(obj));
+                }
+            }
+            Event::InitDone => self.finish_list(&listing.take().unwrap_or_default()),
+            Event::Apply(obj) => self.apply(without_managed_fields(obj)),
+            Event::Delete(obj) => self.delete(without_managed_fields(obj)),
         }
     }
 }
@@ -320,4 +334,68 @@ where
 fn without_managed_fields<K: Resource>(mut obj: K) -> K {
     obj.meta_mut().managed_fields = None;
     obj
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use k8s_openapi::api::core::v1::Pod;
+
+    use super::*;
+
+    fn pod(name: &str, rv: &str) -> Pod {
+        let mut p = Pod::default();
+        p.metadata.name = Some(name.to_owned());
+        p.metadata.namespace = Some("default".to_owned());
+        p.metadata.resource_version = Some(rv.to_owned());
+        p
+    }
+
+    #[tokio::test]
+    async fn a_relist_updates_the_cache_as_its_objects_arrive() {
+        let server = exitplan_apiserver::server::Server::builder()
+            .store(exitplan_apiserver::storage::Store::in_memory().expect("store"))
+            .build()
+            .await
+            .expect("server");
+        let client = kube::Client::new(server.router(), "default");
+        let informer: Informer<Pod> = Informer::new(Api::all(client));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        informer.on_change(move |c| {
+            let what = match c {
+                Change::Added(p) => format!("added {}", p.name_any()),
+                Change::Updated { new, .. } => format!("updated {}", new.name_any()),
+                Change::Deleted(p) => format!("deleted {}", p.name_any()),
+            };
+            log.lock().expect("log").push(what);
+        });
+        let rv = |name: &str| {
+            informer
+                .get(&ObjectKey::new(Some("default"), name))
+                .and_then(|p| p.metadata.resource_version.clone())
+        };
+        let mut listing = None;
+        informer.handle(&mut listing, Event::Init);
+        informer.handle(&mut listing, Event::InitApply(pod("a", "1")));
+        informer.handle(&mut listing, Event::InitApply(pod("b", "2")));
+        informer.handle(&mut listing, Event::InitDone);
+        assert!(informer.is_synced());
+        // A relist: `a` changed, `b` is gone. The cache takes `a`'s new
+        // version at once (no second copy of the list is kept) and drops
+        // `b` when the list ends.
+        informer.handle(&mut listing, Event::Init);
+        informer.handle(&mut listing, Event::InitApply(pod("a", "3")));
+        assert_eq!(
+            (rv("a"), rv("b")),
+            (Some("3".to_owned()), Some("2".to_owned()))
+        );
+        informer.handle(&mut listing, Event::InitDone);
+        assert_eq!((rv("a"), rv("b")), (Some("3".to_owned()), None));
+        assert_eq!(
+            *seen.lock().expect("log"),
+            ["added a", "added b", "updated a", "deleted b"]
+        );
+    }
 }

@@ -1,9 +1,16 @@
 //! LIST: label and field selectors, `limit`/`continue` paging and the
 //! `resourceVersion`/`resourceVersionMatch` semantics of kube-apiserver.
+//!
+//! A JSON list is spliced from the stored bytes; a Table is streamed, its
+//! rows made as the client reads them ([`TableBody`]), so neither holds a
+//! parsed copy of the whole collection.
 
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::response::Response;
+use bytes::Bytes;
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 use super::errors::{ApiError, bad_request, failure, invalid_options, too_large_resource_version};
@@ -12,7 +19,8 @@ use super::meta::served;
 use super::negotiate::{Output, output};
 use super::respond;
 use super::state::Call;
-use crate::discovery::{self, FieldSelector, LabelSelector};
+use crate::discovery::table::{Rows, TABLE_END};
+use crate::discovery::{FieldSelector, IncludeObject, LabelSelector};
 use crate::registry::ResourceDef;
 use crate::storage::{Key, StorageError, StoredObject};
 
@@ -283,6 +291,88 @@ pub fn list_object(def: &ResourceDef, meta: Value, items: Vec<Value>) -> Value {
     })
 }
 
+/// How many bytes of Table rows [`TableBody`] makes at a time.
+pub const TABLE_CHUNK: usize = 64 * 1024;
+
+/// The Table of a list's objects, written a chunk of rows at a time with
+/// the bytes serializing [`crate::discovery::table`] of [`Page::values`] gives.
+pub struct TableBody {
+    def: &'static ResourceDef,
+    rows: Rows,
+    head: Option<Vec<u8>>,
+    stored: std::vec::IntoIter<Arc<StoredObject>>,
+    first: bool,
+    done: bool,
+}
+
+impl TableBody {
+    /// The Table of `stored` with list metadata `meta`.
+    pub fn new(
+        def: &'static ResourceDef,
+        meta: Value,
+        stored: Vec<Arc<StoredObject>>,
+        include: IncludeObject,
+        now: jiff::Timestamp,
+    ) -> Result<Self, StorageError> {
+        let rows = Rows::new(def, include, now);
+        let head = rows
+            .head(meta)
+            .map_err(|e| StorageError::Corrupt(e.to_string()))?;
+        Ok(TableBody {
+            def,
+            rows,
+            head: Some(head),
+            stored: stored.into_iter(),
+            first: true,
+            done: false,
+        })
+    }
+
+    /// The next chunk of at least [`TABLE_CHUNK`] bytes (but the last);
+    /// `None` after the end.
+    pub fn next_chunk(&mut self) -> Result<Option<Bytes>, StorageError> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut out = self.head.take().unwrap_or_default();
+        while out.len() < TABLE_CHUNK {
+            let Some(object) = self.stored.next() else {
+                out.extend_from_slice(TABLE_END);
+                self.done = true;
+                break;
+            };
+            if !std::mem::take(&mut self.first) {
+                out.push(b',');
+            }
+            let value = served(self.def, object.value()?);
+            self.rows
+                .write(&mut out, &value)
+                .map_err(|e| StorageError::Corrupt(e.to_string()))?;
+        }
+        Ok(Some(Bytes::from(out)))
+    }
+
+    /// The response: the first chunk made now (so a failure is still an
+    /// error status), the others as the client reads. A later failure
+    /// (an object that no longer decodes) cuts the body short.
+    pub fn into_response(mut self) -> Result<Response, ApiError> {
+        let first = self.next_chunk()?;
+        let rest = futures_util::stream::unfold(self, |mut body| async move {
+            match body.next_chunk() {
+                Ok(Some(chunk)) => Some((Ok(chunk), body)),
+                Ok(None) => None,
+                Err(e) => {
+                    tracing::warn!(error = %e, "Table list cut short");
+                    body.done = true;
+                    Some((Err(e), body))
+                }
+            }
+        });
+        let stream = futures_util::stream::iter(first.map(Ok)).chain(rest);
+        Ok(respond::json_bytes(200, Body::from_stream(stream)))
+    }
+}
+
 /// `GET` of a collection.
 pub async fn list(call: &Call) -> Result<Response, ApiError> {
     let out = output(&call.headers, &call.query)?;
@@ -293,12 +383,14 @@ pub async fn list(call: &Call) -> Result<Response, ApiError> {
             200,
             list_json(call.def, &page.meta, &page.stored)?,
         )),
-        Output::Table(include) => {
-            let items = page.values(call.def)?;
-            let table =
-                discovery::table(call.def, &items, page.meta, include, call.state.clock.now());
-            Ok(respond::json(200, &table))
-        }
+        Output::Table(include) => TableBody::new(
+            call.def,
+            page.meta,
+            page.stored,
+            include,
+            call.state.clock.now(),
+        )?
+        .into_response(),
     }
 }
 
@@ -321,6 +413,78 @@ mod tests {
             json: serde_json::to_vec(&json).expect("encodes").into(),
             attrs: Default::default(),
         })
+    }
+
+    /// A pod in `phase` with a container status, `pad` bytes of annotation.
+    fn pod_json(name: &str, phase: &str, pad: usize) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "resourceVersion": "2",
+                         "creationTimestamp": "2026-01-01T00:00:00Z",
+                         "annotations": {"pad": "é".repeat(pad)}},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]},
+            "status": {"phase": phase, "podIP": "10.0.0.1",
+                       "containerStatuses": [{"name": "c", "image": "i", "imageID": "", "ready": true,
+                                              "restartCount": 2, "state": {"running": {}}}]}})
+    }
+
+    #[test]
+    fn streamed_tables_are_the_whole_built_tables() {
+        let now: jiff::Timestamp = "2026-01-02T00:00:00Z".parse().expect("time");
+        let pods = crate::registry::find("", "v1", "pods").expect("served");
+        let many: Vec<Arc<StoredObject>> = (0..300)
+            .map(|i| {
+                let phase = ["Running", "Succeeded", "Failed"][i % 3];
+                stored(&format!("p{i:03}"), pod_json(&format!("p{i:03}"), phase, i))
+            })
+            .collect();
+        let odd = vec![
+            // Untyped, undecodable as a Pod (fallback row), empty.
+            stored("x", json!({"metadata": {"name": "x"}})),
+            stored(
+                "y",
+                json!({"metadata": {"name": "y"}, "spec": {"containers": 3}}),
+            ),
+        ];
+        let meta = json!({"resourceVersion": "9", "continue": "ab", "remainingItemCount": 4});
+        for (stored, include) in [
+            (many.clone(), IncludeObject::Metadata),
+            (many, IncludeObject::Object),
+            (odd.clone(), IncludeObject::None),
+            (odd, IncludeObject::Metadata),
+            (Vec::new(), IncludeObject::Metadata),
+        ] {
+            let page = Page {
+                stored,
+                revision: 9,
+                meta: meta.clone(),
+            };
+            let whole = serde_json::to_vec(&crate::discovery::table(
+                pods,
+                &page.values(pods).expect("values"),
+                page.meta.clone(),
+                include,
+                now,
+            ))
+            .expect("encodes");
+            let mut body =
+                TableBody::new(pods, page.meta, page.stored, include, now).expect("body");
+            let mut streamed = Vec::new();
+            let mut chunks = 0;
+            while let Some(chunk) = body.next_chunk().expect("chunk") {
+                streamed.extend_from_slice(&chunk);
+                chunks += 1;
+            }
+            assert_eq!(
+                String::from_utf8(streamed).expect("utf-8"),
+                String::from_utf8(whole.clone()).expect("utf-8"),
+                "{include:?}"
+            );
+            assert_eq!(
+                chunks,
+                whole.len().div_ceil(TABLE_CHUNK).max(1),
+                "{include:?}"
+            );
+        }
     }
 
     #[test]

@@ -6,9 +6,13 @@
 //! * `sendInitialEvents=true`: the current objects, then a BOOKMARK annotated
 //!   `k8s.io/initial-events-end`.
 //! * `allowWatchBookmarks=true`: periodic BOOKMARK events.
-//! * `timeoutSeconds` (default 1800) ends the stream, so does server
-//!   shutdown and a watcher that falls behind the store (`Lagged`): the
-//!   client re-watches from the last resourceVersion it saw.
+//! * `timeoutSeconds` ends the stream, as kube-apiserver does: unset or `0`,
+//!   after a random time between [`MIN_REQUEST_TIMEOUT_SECONDS`] and twice
+//!   that; negative, at once. So does server shutdown and a watcher that
+//!   falls behind the store (`Lagged`: its queue of unread events grew past
+//!   its bound): the client re-watches from the last resourceVersion it saw.
+//! * The initial events are rendered as the client reads them, from the
+//!   list taken when the watch started.
 //! * With selectors, an object that stops matching is sent as DELETED and one
 //!   that starts matching as ADDED, like upstream's watch cache (what matched
 //!   at the starting revision comes from the store's history).
@@ -32,10 +36,14 @@ use super::negotiate::{Output, output};
 use super::state::{Call, State};
 use crate::discovery;
 use crate::registry::ResourceDef;
-use crate::storage::{Event, EventType, Key, StorageError, StoredObject, WatchItem, WatchStream};
+use crate::storage::{
+    Event, EventType, Key, StorageError, StoredObject, WatchError, WatchItem, WatchStream,
+};
 
-/// Default `timeoutSeconds` (kube-apiserver's `--min-request-timeout`).
-pub const DEFAULT_TIMEOUT_SECONDS: u64 = 1800;
+/// kube-apiserver's `--min-request-timeout` default: a watch without a
+/// `timeoutSeconds` (or with `0`) ends after a random time between this and
+/// twice this.
+pub const MIN_REQUEST_TIMEOUT_SECONDS: u64 = 1800;
 
 /// The annotation of the BOOKMARK that ends the initial events.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -47,6 +55,8 @@ struct Watcher {
     selectors: Selectors,
     /// Keys of objects the client currently sees as matching (selectors only).
     known: HashSet<Key>,
+    /// Initial objects not yet sent as ADDED (rendered as the client reads).
+    initial: VecDeque<Arc<StoredObject>>,
     pending: VecDeque<Bytes>,
     stream: Option<WatchStream>,
     deadline: tokio::time::Instant,
@@ -145,6 +155,14 @@ impl Watcher {
     }
 
     async fn next_chunk(&mut self) -> Option<Bytes> {
+        if tokio::time::Instant::now() >= self.deadline {
+            return None;
+        }
+        while let Some(o) = self.initial.pop_front() {
+            if let Some(b) = self.event("ADDED", &o) {
+                return Some(b);
+            }
+        }
         if let Some(b) = self.pending.pop_front() {
             return Some(b);
         }
@@ -176,6 +194,15 @@ impl Watcher {
                         return Some(b);
                     }
                 }
+                Wake::Item(Err(WatchError::Expired { requested, oldest })) => {
+                    // Past events compacted away while the client read them.
+                    self.stream = None;
+                    let status = super::errors::expired(requested, oldest);
+                    return Some(line(&json!({
+                        "type": "ERROR",
+                        "object": status_json(&status.status),
+                    })));
+                }
                 Wake::Item(Err(e)) => {
                     tracing::debug!(resource = self.def.plural, error = %e, "watch ended by the store");
                     return None;
@@ -187,7 +214,38 @@ impl Watcher {
 
 enum Wake {
     Stop,
-    Item(Result<WatchItem, crate::storage::WatchError>),
+    Item(Result<WatchItem, WatchError>),
+}
+
+/// How long a watch lasts, as kube-apiserver's `GetTimeoutForWatch`:
+/// `timeoutSeconds` if set and non-zero (negative: no time at all); unset
+/// or `0`, [`MIN_REQUEST_TIMEOUT_SECONDS`] times a random factor in `[1, 2)`.
+/// `random` is a uniformly random `u64`.
+pub fn watch_timeout(timeout_seconds: Option<i64>, random: u64) -> Duration {
+    match timeout_seconds {
+        Some(t) if t > 0 => Duration::from_secs(t.unsigned_abs()),
+        Some(t) if t < 0 => Duration::ZERO,
+        _ => {
+            // min × (1 + random / 2^64), in whole nanoseconds, below 2 × min.
+            let min = Duration::from_secs(MIN_REQUEST_TIMEOUT_SECONDS).as_nanos();
+            let extra = (min * u128::from(random)) >> 64;
+            min.checked_add(extra)
+                .and_then(|n| u64::try_from(n).ok())
+                .map_or(
+                    Duration::from_secs(MIN_REQUEST_TIMEOUT_SECONDS),
+                    Duration::from_nanos,
+                )
+        }
+    }
+}
+
+/// A random `u64` (0 if the system has no randomness to give).
+fn random_u64() -> u64 {
+    let mut buf = [0u8; 8];
+    if getrandom::fill(&mut buf).is_err() {
+        return 0;
+    }
+    u64::from_le_bytes(buf)
 }
 
 /// `GET …?watch=1`.
@@ -205,12 +263,7 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
         Some(_) => Some(call.query.flag("sendInitialEvents")?),
     };
     let bookmarks_allowed = call.query.flag("allowWatchBookmarks")?;
-    let timeout = call
-        .query
-        .int("timeoutSeconds")?
-        .and_then(|t| u64::try_from(t).ok())
-        .filter(|t| *t > 0)
-        .unwrap_or(DEFAULT_TIMEOUT_SECONDS);
+    let timeout = watch_timeout(call.query.int("timeoutSeconds")?, random_u64());
     let state = call.state.clone();
     let prefix = call.def.prefix(call.ns());
     let initial = matches!(
@@ -223,9 +276,10 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
         output: out,
         selectors,
         known: HashSet::new(),
+        initial: VecDeque::new(),
         pending: VecDeque::new(),
         stream: None,
-        deadline: tokio::time::Instant::now() + Duration::from_secs(timeout),
+        deadline: tokio::time::Instant::now() + timeout,
         bookmarks: None,
         shutdown: state.shutdown.clone(),
     };
@@ -248,11 +302,10 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
             .collect();
     }
     let since = if initial {
-        for o in current.iter().filter(|o| watcher.selectors.matches(o)) {
-            if let Some(b) = watcher.event("ADDED", o) {
-                watcher.pending.push_back(b);
-            }
-        }
+        watcher.initial = current
+            .into_iter()
+            .filter(|o| watcher.selectors.matches(o))
+            .collect();
         if send_initial == Some(true) && bookmarks_allowed {
             let b = watcher.bookmark(revision, true);
             watcher.pending.push_back(b);

@@ -10,9 +10,13 @@
 //! time — bucketed to the next whole second, so a revision never looks older
 //! than it is — and, every [`StoreConfig::compaction_interval`], compacts up to
 //! the newest revision that is both older than `retention.duration` and more
-//! than `retention.min_revisions` behind the head. [`Store::compact`] compacts
-//! explicitly. Both take the schedule's lock, so the compacted revision only
-//! ever grows.
+//! than `retention.min_revisions` behind the head. It also records how many
+//! bytes of object versions it has written (the event window counts them):
+//! once the history after the compacted revision exceeds `retention.max_bytes`
+//! by an eighth, it compacts at once, whatever the age of the revisions, to
+//! the oldest revision that leaves at most `retention.max_bytes` of history.
+//! [`Store::compact`] compacts explicitly. All take the schedule's lock, so
+//! the compacted revision only ever grows.
 //!
 //! [`Retention`]: super::Retention
 //! [`StoreConfig::compaction_interval`]: super::StoreConfig::compaction_interval
@@ -39,6 +43,10 @@ pub(super) struct Schedule {
     /// The newest revision known to be older than the retention duration.
     aged: u64,
     next_run: Timestamp,
+    /// `(r, b)`: after revision `r`, `b` bytes of object versions had been
+    /// written since the store was opened; oldest first, at least an
+    /// eighth of `retention.max_bytes` apart but for the newest.
+    logged: VecDeque<(u64, u64)>,
 }
 
 /// `now` rounded up to the next whole second.
@@ -54,7 +62,44 @@ impl Schedule {
             written: VecDeque::from([(bucket(now), head)]),
             aged: 0,
             next_run: now,
+            logged: VecDeque::from([(head, 0)]),
         }
+    }
+
+    /// Notes that `bytes` had been written when `head` was the newest
+    /// revision.
+    fn record_bytes(&mut self, head: u64, bytes: u64, step: u64) {
+        let len = self.logged.len();
+        let coalesce = len >= 2
+            && self
+                .logged
+                .get(len - 2)
+                .is_some_and(|&(_, b)| bytes - b < step);
+        if coalesce && let Some(back) = self.logged.back_mut() {
+            *back = (head, bytes);
+        } else {
+            self.logged.push_back((head, bytes));
+        }
+    }
+
+    /// The revision to compact up to so that at most `max` bytes of
+    /// history remain, once more than `max + step` have accumulated
+    /// (0: not yet).
+    fn bytes_target(&mut self, bytes: u64, max: u64, step: u64) -> u64 {
+        let Some(&(_, oldest)) = self.logged.front() else {
+            return 0;
+        };
+        if bytes - oldest <= max.saturating_add(step) {
+            return 0;
+        }
+        // The newest entry is `(head, bytes)`, so the loop stops at one.
+        while let Some(&(r, b)) = self.logged.front() {
+            if bytes - b <= max {
+                return r;
+            }
+            self.logged.pop_front();
+        }
+        0
     }
 
     /// Notes that `head` is the newest revision at `now`.
@@ -82,19 +127,28 @@ impl Schedule {
     }
 }
 
-/// After each batch: note the head, and compact by the policy when due.
+/// After each batch: note the head and the bytes written, and compact by
+/// the policy when due (at once when the history exceeds its bytes).
 pub(super) fn after_batch(inner: &Inner) {
     let now = inner.config.clock.now();
-    let head = read(&inner.state).revision;
+    let (head, bytes) = {
+        let state = read(&inner.state);
+        (state.revision, state.window.logged())
+    };
+    let max_bytes = inner.config.retention.max_bytes;
+    let step = (max_bytes / 8).max(1);
     let mut schedule = lock(&inner.compaction);
     schedule.record(now, head);
-    if now < schedule.next_run {
+    schedule.record_bytes(head, bytes, step);
+    let mut target = schedule.bytes_target(bytes, max_bytes, step);
+    if now >= schedule.next_run {
+        let interval = SignedDuration::try_from(inner.config.compaction_interval)
+            .unwrap_or(SignedDuration::MAX);
+        schedule.next_run = exitplan_api::time::add(now, interval);
+        target = target.max(schedule.target(now, head, inner));
+    } else if target == 0 {
         return;
     }
-    let interval =
-        SignedDuration::try_from(inner.config.compaction_interval).unwrap_or(SignedDuration::MAX);
-    schedule.next_run = exitplan_api::time::add(now, interval);
-    let target = schedule.target(now, head, inner);
     if let Err(e) = compact_locked(inner, target) {
         tracing::warn!(error = %e, target, "storage compaction failed");
     }
@@ -147,12 +201,7 @@ fn compact_locked(inner: &Inner, target: u64) -> Result<u64, StorageError> {
         txn.commit().map_err(io)?;
         let mut state = write(&inner.state);
         state.compacted = to;
-        let stale = state
-            .window
-            .iter()
-            .take_while(|r| r.revision() <= to)
-            .count();
-        state.window.drain(..stale);
+        state.window.drop_through(to);
         done = to;
     }
     tracing::info!(compacted = target, removed, head, "storage log compacted");

@@ -7,16 +7,112 @@
 //! the index. At the current revision there is no overlay at all, so a page
 //! costs what [`Store::list`](super::Store::list) costs.
 //!
-//! The changes still in the in-memory window are rewound from memory; older
-//! ones are read from a redb snapshot of the log *without* holding the lock
-//! writers need, after which the window is checked to still reach back to
-//! where the disk read ended (else the gap is read too).
+//! The changes still in the in-memory [`Window`] are rewound from memory;
+//! older ones are read from a redb snapshot of the log *without* holding the
+//! lock writers need, after which the window is checked to still reach back
+//! to where the disk read ended (else the gap is read too).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
 
-use super::{Inner, Key, Prefix, StorageError, StoredObject, codec, io, load_version, read};
+use super::{
+    Inner, Key, Prefix, Record, StorageError, StoredObject, codec, io, load_version, read,
+};
+
+/// What an object version costs in memory, roughly: its JSON, key and
+/// selector attributes plus a fixed overhead. The window, compaction and
+/// watchers' queues count bytes with it.
+pub(super) fn footprint(object: &StoredObject) -> usize {
+    let attrs: usize = [&object.attrs.labels, &object.attrs.fields]
+        .iter()
+        .flat_map(|m| m.iter())
+        .map(|(k, v)| k.len() + v.len() + 48)
+        .sum();
+    object.json.len() + object.key.as_str().len() + attrs + 96
+}
+
+/// The newest committed changes kept in memory, contiguous in revision and
+/// oldest first, bounded both by count and by bytes (each record counts its
+/// object and the version it replaced, which it keeps alive): whichever
+/// bound is reached first drops the oldest records. Older changes are read
+/// from the log.
+#[derive(Debug)]
+pub(super) struct Window {
+    records: VecDeque<Record>,
+    /// What the records hold, by [`footprint`].
+    bytes: usize,
+    /// The footprints of every object ever pushed: how much the log has
+    /// grown since the store was opened (compaction bounds history by it).
+    logged: u64,
+    max_records: usize,
+    max_bytes: usize,
+}
+
+fn record_bytes(record: &Record) -> usize {
+    footprint(&record.event.object) + record.prev.as_deref().map_or(0, footprint)
+}
+
+impl Window {
+    /// An empty window of at most `max_records` records and `max_bytes`.
+    pub(super) fn new(max_records: usize, max_bytes: usize) -> Self {
+        Window {
+            records: VecDeque::new(),
+            bytes: 0,
+            logged: 0,
+            max_records,
+            max_bytes,
+        }
+    }
+
+    /// Appends the next committed record, dropping the oldest ones beyond
+    /// the bounds.
+    pub(super) fn push(&mut self, record: Record) {
+        self.bytes += record_bytes(&record);
+        self.logged += footprint(&record.event.object) as u64;
+        self.records.push_back(record);
+        while self.records.len() > self.max_records || self.bytes > self.max_bytes {
+            let Some(old) = self.records.pop_front() else {
+                break;
+            };
+            self.bytes = self.bytes.saturating_sub(record_bytes(&old));
+        }
+    }
+
+    /// Drops the records up to and including `revision` (compacted away).
+    pub(super) fn drop_through(&mut self, revision: u64) {
+        while self
+            .records
+            .front()
+            .is_some_and(|r| r.revision() <= revision)
+        {
+            if let Some(old) = self.records.pop_front() {
+                self.bytes = self.bytes.saturating_sub(record_bytes(&old));
+            }
+        }
+    }
+
+    /// The oldest record's revision, if any.
+    pub(super) fn oldest(&self) -> Option<u64> {
+        self.records.front().map(Record::revision)
+    }
+
+    /// The bytes of every object written since the store was opened.
+    pub(super) fn logged(&self) -> u64 {
+        self.logged
+    }
+
+    /// The records after revision `since`, oldest first.
+    pub(super) fn after(&self, since: u64) -> impl Iterator<Item = &Record> {
+        let skip = match self.oldest() {
+            Some(oldest) => since.saturating_add(1).saturating_sub(oldest),
+            None => 0,
+        };
+        self.records
+            .iter()
+            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+    }
+}
 
 /// One page of a list, consistent with one revision.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@
 //!                              ▼
 //!                    one redb transaction, committed durably (one fsync)
 //!                              ▼
-//!        in-memory index (current objects) + event window + broadcast ──► watchers
+//!        in-memory index (current objects) + event window + watchers' queues
 //!                              ▼
 //!                    every request of the batch answered
 //! ```
@@ -36,7 +36,7 @@ mod history;
 mod watch;
 mod writer;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -45,7 +45,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde_json::Value;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::oneshot;
 
 use crate::clock::{SharedClock, SystemClock};
 
@@ -66,13 +66,21 @@ const FORMAT_UNCHECKED: u64 = 2;
 
 /// How many recent events stay in memory for watches to resume from and
 /// historical lists to rewind with (older ones are read from the log on
-/// disk). Each pins an object version, so this bounds the window's memory
-/// (about 40 MB of 4 KB objects); it matches [`Retention`]'s default minimum.
+/// disk); it matches [`Retention`]'s default minimum. The window is also
+/// bounded by bytes ([`DEFAULT_EVENT_WINDOW_BYTES`]).
 pub const DEFAULT_EVENT_WINDOW: usize = 10_000;
+
+/// The most bytes of object versions the in-memory event window holds
+/// (each event counts its object and the version it replaced).
+pub const DEFAULT_EVENT_WINDOW_BYTES: usize = 64 * 1024 * 1024;
 
 /// How many events a watcher may fall behind the writers before it gets
 /// [`WatchError::Lagged`].
 pub const DEFAULT_WATCH_BUFFER: usize = 4096;
+
+/// How many bytes of events a watcher may fall behind the writers before it
+/// gets [`WatchError::Lagged`].
+pub const DEFAULT_WATCH_BUFFER_BYTES: usize = 16 * 1024 * 1024;
 
 /// The most writes one transaction takes from the queue.
 pub const DEFAULT_MAX_BATCH: usize = 1024;
@@ -302,26 +310,45 @@ fn io(e: impl std::fmt::Display) -> StorageError {
 /// paged list) from a revision of the last `duration` — etcd's and
 /// kube-apiserver's default guarantee of 5 minutes — and on a quiet server the
 /// last `min_revisions` changes stay available however old they are. Disk use
-/// is therefore bounded by the write rate times `duration`; memory is bounded
-/// separately by [`StoreConfig::event_window`].
+/// is therefore bounded by the write rate times `duration`, and by
+/// `max_bytes`: history beyond `max_bytes` is compacted whatever its age, so
+/// large objects written often cannot grow the log (in memory, for an
+/// in-memory store) without bound. Memory is bounded separately by
+/// [`StoreConfig::event_window`] and [`StoreConfig::event_window_bytes`].
 ///
 /// Revision times are tracked at one-second granularity and err on the side
 /// of keeping; after a restart, recovered revisions count as written at the
-/// time of the restart.
+/// time of the restart, and `max_bytes` counts what was written since.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Retention {
     /// Keep every revision written within this long.
     pub duration: Duration,
     /// Keep at least this many of the newest revisions.
     pub min_revisions: u64,
+    /// Keep at most about this many bytes of the newest history (object
+    /// versions written), overriding `duration` and `min_revisions`.
+    pub max_bytes: u64,
 }
 
 impl Default for Retention {
-    /// 5 minutes (etcd's default), and at least 10,000 revisions.
+    /// 5 minutes (etcd's default), and at least 10,000 revisions, within
+    /// 512 MiB of history.
     fn default() -> Self {
         Retention {
             duration: Duration::from_secs(5 * 60),
             min_revisions: 10_000,
+            max_bytes: 512 * 1024 * 1024,
+        }
+    }
+}
+
+impl Retention {
+    /// The default for an in-memory store, whose log lives in memory: as
+    /// [`Retention::default`] within 32 MiB of history.
+    pub fn in_memory() -> Self {
+        Retention {
+            max_bytes: 32 * 1024 * 1024,
+            ..Retention::default()
         }
     }
 }
@@ -339,8 +366,14 @@ pub struct StoreConfig {
     pub compaction_interval: Duration,
     /// How many recent events stay in memory ([`DEFAULT_EVENT_WINDOW`]).
     pub event_window: usize,
-    /// How far a watcher may fall behind ([`DEFAULT_WATCH_BUFFER`]).
+    /// How many bytes of recent events stay in memory
+    /// ([`DEFAULT_EVENT_WINDOW_BYTES`]).
+    pub event_window_bytes: usize,
+    /// How many events a watcher may fall behind ([`DEFAULT_WATCH_BUFFER`]).
     pub watch_buffer: usize,
+    /// How many bytes of events a watcher may fall behind
+    /// ([`DEFAULT_WATCH_BUFFER_BYTES`]).
+    pub watch_buffer_bytes: usize,
     /// The most writes per transaction ([`DEFAULT_MAX_BATCH`]).
     pub max_batch: usize,
     /// redb's page cache in bytes ([`DEFAULT_CACHE_SIZE`]).
@@ -354,7 +387,9 @@ impl Default for StoreConfig {
             retention: Retention::default(),
             compaction_interval: Duration::from_secs(10),
             event_window: DEFAULT_EVENT_WINDOW,
+            event_window_bytes: DEFAULT_EVENT_WINDOW_BYTES,
             watch_buffer: DEFAULT_WATCH_BUFFER,
+            watch_buffer_bytes: DEFAULT_WATCH_BUFFER_BYTES,
             max_batch: DEFAULT_MAX_BATCH,
             cache_size: DEFAULT_CACHE_SIZE,
         }
@@ -429,25 +464,18 @@ struct State {
     /// Log entries up to and including this revision are gone.
     compacted: u64,
     /// The newest committed changes, contiguous in revision, oldest first.
-    window: VecDeque<Record>,
+    window: history::Window,
 }
 
 impl State {
     /// The oldest revision held in the window (`revision + 1` when empty).
     fn oldest_in_window(&self) -> u64 {
-        self.window
-            .front()
-            .map_or(self.revision + 1, Record::revision)
+        self.window.oldest().unwrap_or(self.revision + 1)
     }
 
     /// The window's records after revision `since`.
     fn window_after(&self, since: u64) -> impl Iterator<Item = &Record> {
-        let skip = since
-            .saturating_add(1)
-            .saturating_sub(self.oldest_in_window());
-        self.window
-            .iter()
-            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+        self.window.after(since)
     }
 }
 
@@ -462,9 +490,10 @@ struct Inner {
     config: StoreConfig,
     state: RwLock<State>,
     /// `state.revision`, readable without the lock; stored after the
-    /// revision's events were broadcast (see [`WatchStream::next_or_progress`]).
+    /// revision's events were dispatched (see [`WatchStream::next_or_progress`]).
     head: Arc<AtomicU64>,
-    sender: broadcast::Sender<Event>,
+    /// The open watches, fed by the writer.
+    watchers: watch::Watchers,
     queue: Arc<writer::Queue>,
     compaction: Mutex<compaction::Schedule>,
     commits: AtomicU64,
@@ -529,9 +558,13 @@ impl Store {
         })
     }
 
-    /// A store whose database lives in memory (tests, `exitplan simulate`).
+    /// A store whose database lives in memory (tests, `exitplan simulate`),
+    /// its history bounded by [`Retention::in_memory`].
     pub fn in_memory() -> Result<Store, StorageError> {
-        Self::in_memory_with(StoreConfig::default())
+        Self::in_memory_with(StoreConfig {
+            retention: Retention::in_memory(),
+            ..StoreConfig::default()
+        })
     }
 
     /// A store whose database lives in memory, run with `config`.
@@ -667,7 +700,8 @@ impl Store {
             compacted,
             "storage recovered"
         );
-        let (sender, _) = broadcast::channel(config.watch_buffer.clamp(1, usize::MAX / 4));
+        let watchers = watch::Watchers::new(config.watch_buffer, config.watch_buffer_bytes);
+        let window = history::Window::new(config.event_window, config.event_window_bytes);
         let schedule = compaction::Schedule::new(config.clock.now(), revision);
         // The in-memory window starts empty after a restart; older events come from disk.
         Ok(Store {
@@ -678,10 +712,10 @@ impl Store {
                     damaged,
                     revision,
                     compacted,
-                    window: VecDeque::new(),
+                    window,
                 }),
                 head: Arc::new(AtomicU64::new(revision)),
-                sender,
+                watchers,
                 queue: Arc::default(),
                 compaction: Mutex::new(schedule),
                 commits: AtomicU64::new(0),
@@ -872,64 +906,16 @@ impl Store {
     }
 
     /// Watches changes under `prefix` after revision `since` (`None`: from
-    /// now; a future revision waits for it). Events still in memory come
-    /// from the event window, older ones from the on-disk log (read outside
+    /// now; a future revision waits for it). Past events are read as the
+    /// watcher consumes them, a bounded chunk at a time: from the event
+    /// window while they are in it, else from the on-disk log (read outside
     /// any lock writers need). Fails with [`StorageError::Expired`] when
     /// `since` is below the compacted revision.
     ///
     /// A watch that [lags](WatchError::Lagged) resumes without gaps by
     /// watching again from its [`WatchStream::last_revision`].
     pub fn watch(&self, prefix: Prefix, since: Option<u64>) -> Result<WatchStream, StorageError> {
-        let (since, receiver, oldest_in_window, recent) = {
-            let state = read(&self.inner.state);
-            let since = since.unwrap_or(state.revision);
-            if since < state.compacted {
-                return Err(StorageError::Expired {
-                    requested: since,
-                    oldest: state.compacted,
-                });
-            }
-            // Subscribing under the lock the writer publishes under: every
-            // event up to `state.revision` is in the window (or on disk), every
-            // later one arrives through the receiver.
-            let receiver = self.inner.sender.subscribe();
-            let recent: Vec<Event> = state
-                .window_after(since)
-                .filter(|r| prefix.contains(r.key()))
-                .map(|r| r.event.clone())
-                .collect();
-            (since, receiver, state.oldest_in_window(), recent)
-        };
-        let mut backlog = Vec::new();
-        if since + 1 < oldest_in_window {
-            backlog = self.replay_from_disk(&prefix, since, oldest_in_window)?;
-        }
-        backlog.extend(recent);
-        Ok(WatchStream::new(
-            prefix,
-            since,
-            backlog,
-            receiver,
-            self.inner.head.clone(),
-        ))
-    }
-
-    /// Log events in `(since, before)` under `prefix`, from disk.
-    fn replay_from_disk(
-        &self,
-        prefix: &Prefix,
-        since: u64,
-        before: u64,
-    ) -> Result<Vec<Event>, StorageError> {
-        let log = self.inner.history_from(since)?;
-        let mut events = Vec::new();
-        for row in log.range(since + 1..before).map_err(io)? {
-            let (_, v) = row.map_err(io)?;
-            if prefix.contains_str(codec::header(v.value())?.key) {
-                events.push(codec::decode_event(v.value())?);
-            }
-        }
-        Ok(events)
+        watch::start(&self.inner, prefix, since)
     }
 }
 

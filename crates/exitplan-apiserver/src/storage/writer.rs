@@ -416,12 +416,9 @@ fn publish(inner: &Inner, records: Vec<Record>) {
             }
         };
         state.revision = object.revision;
-        // No receivers is fine: nobody is watching.
-        let _ = inner.sender.send(record.event.clone());
-        state.window.push_back(record);
+        inner.watchers.dispatch(&record.event);
+        state.window.push(record);
     }
-    let excess = state.window.len().saturating_sub(inner.config.event_window);
-    state.window.drain(..excess);
-    // After the broadcasts: whoever reads this revision can drain them.
+    // After the dispatch: whoever reads this revision can drain them.
     inner.head.store(state.revision, Ordering::Release);
 }

@@ -172,6 +172,71 @@ fn row_object(object: &Value, include: IncludeObject) -> Value {
     }
 }
 
+/// Writes a Table one row at a time, with the same bytes as serializing
+/// [`table`]: a large LIST is sent as its rows are made instead of being
+/// built whole.
+pub struct Rows {
+    printer: Printer,
+    columns: Vec<Column>,
+    include: IncludeObject,
+    now: Timestamp,
+}
+
+/// What follows the last row of a Table written by [`Rows`].
+pub const TABLE_END: &[u8] = b"]}";
+
+impl Rows {
+    /// A writer of `def`'s rows.
+    pub fn new(def: &ResourceDef, include: IncludeObject, now: Timestamp) -> Self {
+        let printer = printer(def);
+        let columns = (printer.columns)();
+        Rows {
+            printer,
+            columns,
+            include,
+            now,
+        }
+    }
+
+    /// The Table up to its first row: everything [`table`] writes before
+    /// the rows (`rows` comes last in the serialized object).
+    pub fn head(&self, list_meta: Value) -> Result<Vec<u8>, serde_json::Error> {
+        let mut head = serde_json::to_vec(&self.table(list_meta, Vec::new()))?;
+        if head.ends_with(TABLE_END) {
+            head.truncate(head.len() - TABLE_END.len());
+            Ok(head)
+        } else {
+            Err(serde::ser::Error::custom("a Table's rows are not last"))
+        }
+    }
+
+    /// Appends the row of `object` (in the shape `def` serves) to `out`.
+    pub fn write(&self, out: &mut Vec<u8>, object: &Value) -> Result<(), serde_json::Error> {
+        serde_json::to_writer(out, &self.row(object))
+    }
+
+    fn row(&self, object: &Value) -> Value {
+        let row = (self.printer.row)(object, self.now)
+            .unwrap_or_else(|| fallback_row(&self.columns, object));
+        let mut r = json!({"cells": row.cells, "object": row_object(object, self.include)});
+        if !row.conditions.is_empty() {
+            r["conditions"] = Value::Array(row.conditions);
+        }
+        r
+    }
+
+    fn table(&self, list_meta: Value, rows: Vec<Value>) -> Value {
+        let columns: Vec<Value> = self.columns.iter().map(Column::to_json).collect();
+        json!({
+            "kind": "Table",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": list_meta,
+            "columnDefinitions": columns,
+            "rows": rows,
+        })
+    }
+}
+
 /// The Table of `objects` (each in the shape `def` serves).
 pub fn table(
     def: &ResourceDef,
@@ -180,27 +245,9 @@ pub fn table(
     include: IncludeObject,
     now: Timestamp,
 ) -> Value {
-    let p = printer(def);
-    let column_defs = (p.columns)();
-    let columns: Vec<Value> = column_defs.iter().map(Column::to_json).collect();
-    let rows: Vec<Value> = objects
-        .iter()
-        .map(|o| {
-            let row = (p.row)(o, now).unwrap_or_else(|| fallback_row(&column_defs, o));
-            let mut r = json!({"cells": row.cells, "object": row_object(o, include)});
-            if !row.conditions.is_empty() {
-                r["conditions"] = Value::Array(row.conditions);
-            }
-            r
-        })
-        .collect();
-    json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": list_meta,
-        "columnDefinitions": columns,
-        "rows": rows,
-    })
+    let rows = Rows::new(def, include, now);
+    let cells = objects.iter().map(|o| rows.row(o)).collect();
+    rows.table(list_meta, cells)
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ pub struct ApiserverArgs {
     /// ceiling without durability.
     #[arg(long)]
     pub in_memory: bool,
+    /// The update-loop and Table-LIST figures.
+    #[command(flatten)]
+    pub memory: super::apiserver_memory::MemoryArgs,
 }
 
 /// A pod of about 1.5 KB of JSON, as a controller-created pod typically is.
@@ -333,6 +336,7 @@ async fn bench(dir: &std::path::Path, args: &ApiserverArgs) -> Result<()> {
     let server = Server::builder().store(store).build().await?;
     let client = kube::Client::new(server.router(), "default");
     println!("RSS idle (server started, empty store): {}", mib(rss_kib()));
+    super::apiserver_memory::update_loop(&server, args.memory.update_loop).await?;
 
     namespace(&client, "bench-one").await?;
     namespace(&client, "bench-watch").await?;
@@ -353,6 +357,8 @@ async fn bench(dir: &std::path::Path, args: &ApiserverArgs) -> Result<()> {
     );
     lists(&server, &client, "default", args.pods).await?;
     fan_out(&client, args.watchers, args.events).await?;
+    super::apiserver_memory::table_lists(&server, args.memory.table_pods, args.memory.table_lists)
+        .await?;
     println!("peak RSS: {}", mib(peak_rss_kib()));
     server.shutdown();
     Ok(())
