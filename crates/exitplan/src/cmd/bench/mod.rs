@@ -3,6 +3,7 @@
 //! assertions in tests). Build with `--release` for meaningful figures.
 
 pub mod apiserver;
+mod connections;
 pub mod drain;
 pub mod jobs;
 mod measure;
