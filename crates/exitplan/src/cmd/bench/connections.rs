@@ -91,7 +91,10 @@ async fn response<S: AsyncReadExt + Unpin>(s: &mut S) -> Result<()> {
         if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             let head = String::from_utf8_lossy(&buf[..i]).to_ascii_lowercase();
             if !head.starts_with("http/1.1 200") {
-                bail!("unexpected response: {}", head.lines().next().unwrap_or_default());
+                bail!(
+                    "unexpected response: {}",
+                    head.lines().next().unwrap_or_default()
+                );
             }
             let length: usize = head
                 .lines()
@@ -158,7 +161,10 @@ pub async fn held_connections(idle: usize, slow: usize) -> Result<()> {
         println!(
             "connections: open-file limit {soft} < {want} needed: counts scaled down (raise `ulimit -n`)"
         );
-        ((idle as f64 * scale) as usize, (slow as f64 * scale) as usize)
+        (
+            (idle as f64 * scale) as usize,
+            (slow as f64 * scale) as usize,
+        )
     };
     let server = Server::builder()
         .store(Store::in_memory()?)
