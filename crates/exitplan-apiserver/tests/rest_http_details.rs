@@ -58,6 +58,9 @@ async fn bearer_scheme_is_read_case_insensitively() {
     assert_eq!(code, 401);
 }
 
+/// A write: method, path, headers, body, its options kind.
+type Write<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], &'a str, &'a str);
+
 /// `fieldManager` is validated for every write as upstream's
 /// `ValidateFieldManager`: at most 128 bytes, printable characters only.
 #[tokio::test]
@@ -71,7 +74,7 @@ async fn field_manager_is_validated_on_every_write() {
     let json = [("content-type", "application/json")];
     let merge = [("content-type", "application/merge-patch+json")];
     let apply = [("content-type", "application/apply-patch+yaml")];
-    let writes: &[(&str, &str, &[(&str, &str)], &str, &str)] = &[
+    let writes: &[Write] = &[
         (
             "POST",
             "/api/v1/namespaces",
