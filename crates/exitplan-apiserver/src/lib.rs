@@ -15,7 +15,8 @@
 //! * [`registry`] — the served resources and their admission rules.
 //! * [`discovery`] — version, discovery, OpenAPI, Tables, selectors.
 //! * [`rest`] — the HTTP API.
-//! * [`server`] — [`server::Server`]: builder, router, bootstrap, serving.
+//! * [`server`] — [`server::Server`]: builder, router, bootstrap, serving;
+//!   [`serving`] — one task per connection, with kube-apiserver's timeouts.
 //! * [`kubeconfig`] — the kubeconfig `exitplan up` writes; [`tls`] — its
 //!   local CA and HTTPS listener.
 
@@ -25,5 +26,6 @@ pub mod kubeconfig;
 pub mod registry;
 pub mod rest;
 pub mod server;
+pub mod serving;
 pub mod storage;
 pub mod tls;

@@ -20,6 +20,7 @@ use crate::clock::{SharedClock, SystemClock};
 use crate::registry::find;
 use crate::rest::State;
 use crate::rest::create::create_object;
+use crate::serving::ConnectionLimits;
 use crate::storage::{StorageError, Store};
 
 /// Namespaces every cluster has, created at first start.
@@ -50,6 +51,7 @@ pub struct ServerBuilder {
     clock: Option<SharedClock>,
     token: Option<String>,
     bookmark_interval: Option<Duration>,
+    limits: ConnectionLimits,
 }
 
 impl ServerBuilder {
@@ -78,6 +80,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Time and size limits of client connections (default: kube-apiserver's,
+    /// see [`ConnectionLimits`]).
+    pub fn connection_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Builds the server and creates the system namespaces if missing.
     pub async fn build(self) -> Result<Server, ServerError> {
         let store = self.store.ok_or(ServerError::NoStore)?;
@@ -92,6 +101,7 @@ impl ServerBuilder {
         let server = Server {
             state,
             shutdown: Arc::new(shutdown_tx),
+            limits: self.limits,
         };
         server.bootstrap().await?;
         Ok(server)
@@ -103,6 +113,7 @@ impl ServerBuilder {
 pub struct Server {
     state: Arc<State>,
     shutdown: Arc<tokio::sync::watch::Sender<bool>>,
+    limits: ConnectionLimits,
 }
 
 impl Server {
@@ -146,40 +157,45 @@ impl Server {
     }
 
     /// Serves HTTP on `listener` until `signal` completes; then stops
-    /// accepting, ends watches and lets in-flight requests finish.
+    /// accepting, ends watches and lets in-flight requests finish. Each
+    /// connection is served in its own task under the
+    /// [`ConnectionLimits`].
     pub async fn serve(
         &self,
         listener: tokio::net::TcpListener,
         signal: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let this = self.clone();
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(async move {
-                signal.await;
-                tracing::info!("shutting down: ending watches, finishing in-flight requests");
-                this.shutdown();
-            })
-            .await
+        self.serve_with(listener, None, signal).await
     }
 
     /// Serves HTTPS with `config` on `listener` until `signal` completes
-    /// (see [`Server::serve`]).
+    /// (see [`Server::serve`]); each TLS handshake runs in its
+    /// connection's task, within the handshake timeout.
     pub async fn serve_tls(
         &self,
         listener: tokio::net::TcpListener,
         config: Arc<rustls::ServerConfig>,
         signal: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        let acceptor = tokio_rustls::TlsAcceptor::from(config);
+        self.serve_with(listener, Some(acceptor), signal).await
+    }
+
+    async fn serve_with(
+        &self,
+        listener: tokio::net::TcpListener,
+        tls: Option<tokio_rustls::TlsAcceptor>,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
         let this = self.clone();
-        axum::serve(
-            crate::tls::TlsListener::new(listener, config),
+        crate::serving::serve(
+            listener,
+            tls,
             self.router(),
+            self.limits,
+            signal,
+            move || this.shutdown(),
         )
-        .with_graceful_shutdown(async move {
-            signal.await;
-            tracing::info!("shutting down: ending watches, finishing in-flight requests");
-            this.shutdown();
-        })
         .await
     }
 }

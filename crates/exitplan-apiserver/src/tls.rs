@@ -3,22 +3,15 @@
 //! when `IsConfigTransportTLS`), so a token-protected server must speak
 //! TLS. [`LocalCa`] is a private CA and a serving certificate for the local
 //! addresses, made at first start and kept in the data directory; the
-//! kubeconfig carries the CA.
+//! kubeconfig carries the CA. Connections are served by [`crate::serving`].
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use tokio::net::{TcpListener, TcpStream};
-use tokio_rustls::TlsAcceptor;
-use tokio_rustls::server::TlsStream;
-
-/// How long a client may take for its TLS handshake.
-pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why TLS material could not be made or loaded.
 #[derive(Debug, thiserror::Error)]
@@ -141,58 +134,6 @@ impl LocalCa {
         .with_single_cert(certs, key)?;
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Arc::new(config))
-    }
-}
-
-/// A TCP listener that completes a TLS handshake for each connection
-/// (failed handshakes are logged and skipped).
-pub struct TlsListener {
-    tcp: TcpListener,
-    acceptor: TlsAcceptor,
-}
-
-impl std::fmt::Debug for TlsListener {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TlsListener")
-            .field("tcp", &self.tcp)
-            .finish_non_exhaustive()
-    }
-}
-
-impl TlsListener {
-    /// TLS with `config` on `tcp`.
-    pub fn new(tcp: TcpListener, config: Arc<rustls::ServerConfig>) -> Self {
-        TlsListener {
-            tcp,
-            acceptor: TlsAcceptor::from(config),
-        }
-    }
-}
-
-impl axum::serve::Listener for TlsListener {
-    type Io = TlsStream<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        loop {
-            let (stream, addr) = match self.tcp.accept().await {
-                Ok(c) => c,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
-            match tokio::time::timeout(HANDSHAKE_TIMEOUT, self.acceptor.accept(stream)).await {
-                Ok(Ok(tls)) => return (tls, addr),
-                Ok(Err(e)) => tracing::debug!(%addr, error = %e, "TLS handshake failed"),
-                Err(_) => tracing::debug!(%addr, "TLS handshake timed out"),
-            }
-        }
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.tcp.local_addr()
     }
 }
 

@@ -12,7 +12,20 @@ pub fn is_public(path: &str) -> bool {
         .any(|p| path == *p || path.strip_prefix(p).is_some_and(|r| r.starts_with('/')))
 }
 
-/// Whether `headers` carry `Authorization: Bearer <token>`.
+/// The bearer token of an `Authorization` header, read as upstream's
+/// bearer-token authenticator does (`request/bearertoken`): the value
+/// trimmed, split at single spaces, the scheme `bearer` in any case, the
+/// token the second part (anything after it is ignored); `None` when there
+/// is no non-empty token.
+pub fn bearer_token(value: &str) -> Option<&str> {
+    let mut parts = value.trim().splitn(3, ' ');
+    let scheme = parts.next()?;
+    let token = parts.next()?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// Whether `headers` carry `Authorization: Bearer <token>` (the first
+/// `Authorization` header, as Go's `Header.Get`).
 pub fn authorized(headers: &HeaderMap, token: Option<&str>) -> bool {
     let Some(token) = token else {
         return true;
@@ -20,11 +33,11 @@ pub fn authorized(headers: &HeaderMap, token: Option<&str>) -> bool {
     let Some(given) = headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(bearer_token)
     else {
         return false;
     };
-    constant_time_eq(given.trim().as_bytes(), token.as_bytes())
+    constant_time_eq(given.as_bytes(), token.as_bytes())
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -50,5 +63,29 @@ mod tests {
         assert!(is_public("/readyz/ping"));
         assert!(!is_public("/healthzz"));
         assert!(!is_public("/api/v1/pods"));
+    }
+
+    /// Upstream's `bearertoken_test.go` cases: the token read, or none.
+    #[test]
+    fn bearer_token_as_upstream_reads_it() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("Bearer token", Some("token")),
+            ("bearer token", Some("token")),
+            ("BEARER token", Some("token")),
+            ("Bearer token a", Some("token")),
+            ("Bearer token a b c", Some("token")),
+            ("Bearer token   a", Some("token")),
+            ("  Bearer token  ", Some("token")),
+            ("", None),
+            ("Bearer", None),
+            ("Bearer ", None),
+            ("Bearer  token", None),
+            ("bear token", None),
+            ("Bearer: token", None),
+            ("Basic 123", None),
+        ];
+        for (header, want) in cases {
+            assert_eq!(bearer_token(header), *want, "{header:?}");
+        }
     }
 }

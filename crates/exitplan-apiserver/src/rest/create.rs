@@ -183,6 +183,7 @@ pub async fn create(call: &Call) -> Result<Response, ApiError> {
         return Err(method_not_allowed());
     }
     let dry_run = call.query.dry_run()?;
+    call.query.validate_field_manager("CreateOptions")?;
     let mut obj = decode_body(call.def, &call.body)?;
     if meta_str(&obj, "resourceVersion").is_some_and(|v| !v.is_empty()) {
         // etcd3 store's Create refuses it with a plain error (HTTP 500).

@@ -42,6 +42,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         return Err(unsupported_media_type(PATCH_TYPES));
     };
     let dry_run = call.query.dry_run()?;
+    call.query.validate_field_manager("PatchOptions")?;
     let force = call.query.flag("force")?;
     let manager = call.query.non_empty("fieldManager").map(str::to_owned);
     if ty == PatchType::Apply && manager.is_none() {

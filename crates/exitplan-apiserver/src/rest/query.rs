@@ -1,6 +1,9 @@
 //! Query parameters of a request (`?labelSelector=…&watch=1&dryRun=All`).
 
-use super::errors::{ApiError, bad_request};
+use super::errors::{ApiError, bad_request, invalid_options};
+
+/// Longest `fieldManager` (`FieldManagerMaxLength`).
+pub const FIELD_MANAGER_MAX_LENGTH: usize = 128;
 
 /// The decoded query string, in order, repeated keys kept.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -65,6 +68,40 @@ impl Query {
                 bad_request(format!("invalid value {v:?} for query parameter {key:?}"))
             }),
         }
+    }
+
+    /// `fieldManager` as upstream's `ValidateFieldManager` checks it for
+    /// every write (`kind`: `CreateOptions`, `UpdateOptions`,
+    /// `PatchOptions`): at most 128 bytes, printable characters only; 422
+    /// `Invalid` of the options kind otherwise.
+    pub fn validate_field_manager(&self, kind: &str) -> Result<(), ApiError> {
+        let Some(manager) = self.get("fieldManager") else {
+            return Ok(());
+        };
+        if manager.len() > FIELD_MANAGER_MAX_LENGTH {
+            return Err(invalid_options(
+                kind,
+                "fieldManager",
+                "FieldValueTooLong",
+                &format!("Too long: may not be more than {FIELD_MANAGER_MAX_LENGTH} bytes"),
+            ));
+        }
+        if let Some((i, c)) = manager
+            .char_indices()
+            .find(|(_, c)| c.is_control() || (c.is_whitespace() && *c != ' '))
+        {
+            return Err(invalid_options(
+                kind,
+                "fieldManager",
+                "FieldValueInvalid",
+                &format!(
+                    "Invalid value: {}: invalid character U+{:04X} (at position {i})",
+                    exitplan_api::field::go_quote(manager),
+                    u32::from(c)
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// `dryRun`: only `All` is accepted, as upstream (`dryRun` values other

@@ -176,6 +176,7 @@ pub fn allows_create_on_update(def: &ResourceDef) -> bool {
 /// `PUT …/<name>` and `PUT …/<name>/status`.
 pub async fn update(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
+    call.query.validate_field_manager("UpdateOptions")?;
     let mut new = decode_body(call.def, &call.body)?;
     let body_name = meta_str(&new, "name").unwrap_or_default().to_owned();
     if body_name != call.name() {

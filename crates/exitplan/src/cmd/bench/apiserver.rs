@@ -1,7 +1,9 @@
 //! `exitplan bench apiserver`: the embedded API server's figures — durable
 //! (or, `--in-memory`, in-memory) pod creates/s with 1 and 16 concurrent clients, LIST of 10,000 pods,
 //! events/s delivered to 100 concurrent watchers (and whether each got every
-//! event in order), RSS idle and with 10,000 pods.
+//! event in order), RSS idle and with 10,000 pods, and GET latency on a real
+//! TLS listener with 2,000 idle and 100 slow-header connections held
+//! ([`super::connections`]).
 //!
 //! Clients are kube-rs clients on the server's router in the same process
 //! (`kube::Client::new(router)`): every request goes through the whole REST
@@ -50,6 +52,13 @@ pub struct ApiserverArgs {
     /// The update-loop and Table-LIST figures.
     #[command(flatten)]
     pub memory: super::apiserver_memory::MemoryArgs,
+    /// Idle TCP connections held open for the connection figure.
+    #[arg(long, default_value_t = 2_000)]
+    pub idle_connections: usize,
+    /// Slow-header clients (TLS done, header never finished) held open for
+    /// the connection figure.
+    #[arg(long, default_value_t = 100)]
+    pub slow_clients: usize,
 }
 
 /// A pod of about 1.5 KB of JSON, as a controller-created pod typically is.
@@ -359,6 +368,7 @@ async fn bench(dir: &std::path::Path, args: &ApiserverArgs) -> Result<()> {
     fan_out(&client, args.watchers, args.events).await?;
     super::apiserver_memory::table_lists(&server, args.memory.table_pods, args.memory.table_lists)
         .await?;
+    super::connections::held_connections(args.idle_connections, args.slow_clients).await?;
     println!("peak RSS: {}", mib(peak_rss_kib()));
     server.shutdown();
     Ok(())

@@ -4,6 +4,7 @@
 
 pub mod apiserver;
 pub mod apiserver_memory;
+mod connections;
 pub mod drain;
 pub mod jobs;
 mod measure;
