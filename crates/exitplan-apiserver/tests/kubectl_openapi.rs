@@ -299,6 +299,14 @@ async fn explain_reads_openapi_v3_and_v2() {
         for want in job_wants {
             assert!(out.contains(want), "{output} lacks {want:?}:\n{out}");
         }
+        // A map (`additionalProperties` in the schema).
+        let out = c
+            .ok(&["explain", "pod.metadata", &format!("--output={output}")])
+            .await;
+        assert!(
+            out.contains("labels\t<map[string]string>"),
+            "{output}:\n{out}"
+        );
     }
     c.stop().await;
 }
