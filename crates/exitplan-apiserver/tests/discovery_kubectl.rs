@@ -9,11 +9,12 @@ use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::extract::Path as UrlPath;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use exitplan_apiserver::discovery::{self, IncludeObject};
 use exitplan_apiserver::registry::{RESOURCES, find};
+use exitplan_apiserver::rest;
 use serde_json::{Value, json};
 
 fn json_response(status: StatusCode, content_type: &str, body: &Value) -> Response {
@@ -174,26 +175,9 @@ fn router(patches: Patches) -> Router {
                 discovery::resource_list(&g, &v).map_or_else(not_found, |d| ok(&d))
             }),
         )
-        .route(
-            "/openapi/v2",
-            get(|| async { ok(&discovery::openapi_v2()) }),
-        )
-        .route(
-            "/openapi/v3",
-            get(|| async { ok(&discovery::openapi_v3_index()) }),
-        )
-        .route(
-            "/openapi/v3/{*path}",
-            get(|UrlPath(path): UrlPath<String>| async move {
-                let parts: Vec<&str> = path.split('/').collect();
-                let doc = match parts.as_slice() {
-                    ["api", v] => discovery::openapi_v3("", v),
-                    ["apis", g, v] => discovery::openapi_v3(g, v),
-                    _ => None,
-                };
-                doc.map_or_else(not_found, |d| ok(&d))
-            }),
-        )
+        .route("/openapi/v2", get(openapi))
+        .route("/openapi/v3", get(openapi))
+        .route("/openapi/v3/{*path}", get(openapi))
         .route(
             "/api/v1/namespaces/{ns}/pods",
             get(|h: HeaderMap| async move { list(&h, "", "v1", "pods", pods()) }),
@@ -205,6 +189,12 @@ fn router(patches: Patches) -> Router {
             }),
         )
         .fallback(|| async { not_found() })
+}
+
+/// The OpenAPI documents as the server negotiates them (kubectl asks
+/// `/openapi/v2` for protobuf only).
+async fn openapi(method: Method, headers: HeaderMap, uri: Uri) -> Response {
+    rest::openapi::serve(&method, &headers, uri.path()).unwrap_or_else(|e| e.into_response())
 }
 
 struct Kubectl {

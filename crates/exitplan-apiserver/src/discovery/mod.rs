@@ -48,18 +48,6 @@ pub fn openapi_v2() -> Value {
     openapi::v2()
 }
 
-/// Whether a `/openapi/v2` request accepts JSON. client-go asks for
-/// protobuf only (`application/com.github.proto-openapi.spec.v2@v1.0+protobuf`),
-/// which is not served: answer 406 then, so it does not misread JSON as
-/// protobuf. kubectl 1.32 needs v2 only when v3 fails.
-pub fn openapi_v2_accepts_json(accept: &str) -> bool {
-    accept.is_empty()
-        || accept.split(',').any(|m| {
-            let essence = m.split(';').next().unwrap_or_default().trim();
-            matches!(essence, "application/json" | "*/*" | "application/*")
-        })
-}
-
 /// `/openapi/v3` (the index of group-version documents).
 pub fn openapi_v3_index() -> Value {
     openapi::v3_index()
@@ -139,19 +127,5 @@ impl FieldSelector {
             let have = attrs.fields.get(&t.field).map(String::as_str).unwrap_or("");
             (have == t.value) != t.negated
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn openapi_v2_negotiation() {
-        assert!(openapi_v2_accepts_json(""));
-        assert!(openapi_v2_accepts_json("application/json, */*"));
-        assert!(!openapi_v2_accepts_json(
-            "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
-        ));
     }
 }

@@ -1,8 +1,9 @@
 //! `fieldValidation` (`Strict`, `Warn` — the default — and `Ignore`): fields
 //! of a create or update body that the kind's schema does not know. They
 //! are found by a round trip through the k8s-openapi type (what decodes
-//! and encodes back is known); `Strict` answers 400 `strict decoding
-//! error: unknown field "spec.foo"`, `Warn` sends `Warning` headers.
+//! and encodes back is known); `Strict` answers 400 `Pod in version "v1"
+//! cannot be handled as a Pod: strict decoding error: unknown field
+//! "spec.foo"`, `Warn` sends `Warning` headers.
 
 use axum::http::HeaderValue;
 use axum::response::Response;
@@ -120,9 +121,13 @@ pub fn check(
         return Ok(Vec::new());
     }
     if directive == Directive::Strict {
+        // The create and update handlers report a body's decoding error
+        // through `transformDecodeError`, naming the kind and version.
         return Err(bad_request(format!(
-            "strict decoding error: {}",
-            unknown.join(", ")
+            "{kind} in version {version} cannot be handled as a {kind}: strict decoding error: {}",
+            unknown.join(", "),
+            kind = def.kind,
+            version = exitplan_api::field::go_quote(def.version),
         )));
     }
     Ok(unknown)
@@ -162,7 +167,7 @@ mod tests {
         assert_eq!(
             e.status.message.as_deref(),
             Some(
-                "strict decoding error: unknown field \"metadata.bogus\", unknown field \"spec.containers[0].imagePullPolcy\""
+                "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"metadata.bogus\", unknown field \"spec.containers[0].imagePullPolcy\""
             )
         );
         assert_eq!(

@@ -9,7 +9,7 @@
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`].
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`],
-//!   [`negotiate`] (JSON or Table), [`fieldvalidation`] (unknown fields), [`meta`] (UIDs, managers), [`respond`],
+//!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown fields), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
 
 pub mod auth;
@@ -23,6 +23,7 @@ pub mod get;
 pub mod list;
 pub mod meta;
 pub mod negotiate;
+pub mod openapi;
 pub mod patch;
 pub mod protobuf;
 pub mod query;

@@ -1,6 +1,8 @@
 //! Content negotiation: JSON objects, or a `meta.k8s.io` Table when the
 //! `Accept` header asks for `application/json;as=Table` (what `kubectl get`
-//! sends), 406 when nothing acceptable is asked for.
+//! sends), 406 when nothing acceptable is asked for; and the OpenAPI
+//! documents' own negotiation ([`openapi`]: JSON or gnostic protobuf, as
+//! kube-openapi's handlers choose).
 
 use axum::http::HeaderMap;
 use axum::http::header::ACCEPT;
@@ -57,9 +59,8 @@ pub fn output(headers: &HeaderMap, query: &Query) -> Result<Output, ApiError> {
     }
 }
 
-/// For documents served only as JSON (discovery, OpenAPI): 406 unless the
-/// `Accept` header allows JSON (a protobuf-only OpenAPI request gets the
-/// 406 client-go expects rather than JSON it cannot parse).
+/// For documents served only as JSON (discovery): 406 unless the `Accept`
+/// header allows JSON.
 pub fn json_only(headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(accept) = headers.get(ACCEPT).and_then(|v| v.to_str().ok()) else {
         return Ok(());
@@ -76,6 +77,91 @@ pub fn json_only(headers: &HeaderMap) -> Result<(), ApiError> {
     } else {
         Err(not_acceptable(PRODUCED))
     }
+}
+
+/// The formats of an OpenAPI document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenApiFormat {
+    /// `application/json`.
+    Json,
+    /// gnostic's protobuf document.
+    Protobuf,
+}
+
+/// The `Content-Type` of `/openapi/v2` served as protobuf (upstream answers
+/// with this spelling whichever of the two it was asked for).
+pub const OPENAPI_V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
+/// The media subtypes (of `application`) that ask `/openapi/v2` for
+/// protobuf: the current one and the deprecated one client-go sends.
+pub const OPENAPI_V2_PROTOBUF_SUBTYPES: &[&str] = &[
+    "com.github.proto-openapi.spec.v2@v1.0+protobuf",
+    "com.github.proto-openapi.spec.v2.v1.0+protobuf",
+];
+
+/// One `Accept` clause: type, subtype and quality.
+struct Clause<'a> {
+    ty: &'a str,
+    subtype: &'a str,
+    q: f64,
+}
+
+/// The clauses of an `Accept` header in goautoneg's order: by quality, a
+/// concrete type before `*`, a concrete subtype before `*` (ties keep
+/// their order). An absent or empty header is `*/*`.
+fn clauses(accept: &str) -> Vec<Clause<'_>> {
+    let accept = if accept.trim().is_empty() {
+        "*/*"
+    } else {
+        accept
+    };
+    let mut out: Vec<Clause<'_>> = accept
+        .split(',')
+        .filter_map(|part| {
+            let mut params = part.split(';').map(str::trim);
+            let range = params.next().unwrap_or_default();
+            let (ty, subtype) = match range.split_once('/') {
+                Some((t, s)) => (t, s),
+                None if range == "*" => ("*", "*"),
+                None => return None,
+            };
+            let q = params
+                .filter_map(|p| p.split_once('='))
+                .find(|(k, _)| k.trim() == "q")
+                .and_then(|(_, v)| v.trim().parse::<f64>().ok())
+                .unwrap_or(1.0);
+            Some(Clause { ty, subtype, q })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.q.total_cmp(&a.q)
+            .then((a.ty == "*").cmp(&(b.ty == "*")))
+            .then((a.subtype == "*").cmp(&(b.subtype == "*")))
+    });
+    out
+}
+
+/// The format an OpenAPI document is served in, as kube-openapi's handler
+/// picks it: for each `Accept` clause in preference order, the first of
+/// `application/json` then the `protobuf` subtypes it matches (so `*/*`
+/// means JSON). `None` when nothing matches: upstream answers 406 with an
+/// empty body then. Pass no `protobuf` subtypes for a document not served
+/// as protobuf.
+pub fn openapi(headers: &HeaderMap, protobuf: &[&str]) -> Option<OpenApiFormat> {
+    let accept = headers
+        .get(ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let served = std::iter::once(("json", OpenApiFormat::Json))
+        .chain(protobuf.iter().map(|s| (*s, OpenApiFormat::Protobuf)));
+    let served: Vec<(&str, OpenApiFormat)> = served.collect();
+    clauses(accept).iter().find_map(|c| {
+        served.iter().find_map(|(subtype, format)| {
+            let ty_ok = c.ty == "application" || c.ty == "*";
+            let sub_ok = c.subtype == *subtype || c.subtype == "*";
+            (ty_ok && sub_ok).then_some(*format)
+        })
+    })
 }
 
 fn include_object(query: &Query) -> IncludeObject {
@@ -114,9 +200,64 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(
             ACCEPT,
-            HeaderValue::from_static("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"),
+            HeaderValue::from_static("application/vnd.kubernetes.protobuf"),
         );
         assert_eq!(json_only(&h).map_err(|e| e.code()), Err(406));
         assert!(json_only(&HeaderMap::new()).is_ok());
+    }
+
+    /// kube-openapi's handler tests (`pkg/handler/handler_test.go`,
+    /// `TestRegisterOpenAPIVersionedService`): the Accept headers and what
+    /// `/openapi/v2` answers.
+    #[test]
+    fn openapi_v2_negotiates_like_kube_openapi() {
+        use OpenApiFormat::{Json, Protobuf};
+        const PB: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+        const PB_OLD: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+        let cases: &[(String, Option<OpenApiFormat>)] = &[
+            (String::new(), Some(Json)),
+            ("*/*".into(), Some(Json)),
+            ("application/*".into(), Some(Json)),
+            ("application/json".into(), Some(Json)),
+            ("test/test".into(), None),
+            ("application/test".into(), None),
+            ("application/test, */*".into(), Some(Json)),
+            ("application/test, application/json".into(), Some(Json)),
+            (PB.into(), Some(Protobuf)),
+            (format!("application/json, {PB}"), Some(Json)),
+            (format!("{PB}, application/json"), Some(Protobuf)),
+            (format!("{PB}; q=0.5, application/json"), Some(Json)),
+            (PB_OLD.into(), Some(Protobuf)),
+            (format!("application/json, {PB_OLD}"), Some(Json)),
+            (format!("{PB_OLD}, application/json"), Some(Protobuf)),
+            (format!("{PB_OLD}; q=0.5, application/json"), Some(Json)),
+            // Not in upstream's table: kubectl's discovery Accept, the
+            // resource protobuf type, and the v3 protobuf type.
+            ("application/json, */*".into(), Some(Json)),
+            ("application/vnd.kubernetes.protobuf".into(), None),
+            (
+                "application/com.github.proto-openapi.spec.v3.v1.0+protobuf".into(),
+                None,
+            ),
+        ];
+        for (accept, want) in cases {
+            let mut h = HeaderMap::new();
+            h.insert(ACCEPT, HeaderValue::from_str(accept).expect("header"));
+            assert_eq!(
+                openapi(&h, OPENAPI_V2_PROTOBUF_SUBTYPES),
+                *want,
+                "{accept:?}"
+            );
+        }
+        assert_eq!(
+            openapi(&HeaderMap::new(), OPENAPI_V2_PROTOBUF_SUBTYPES),
+            Some(Json)
+        );
+        let mut h = HeaderMap::new();
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"),
+        );
+        assert_eq!(openapi(&h, &[]), None, "a document not served as protobuf");
     }
 }

@@ -72,16 +72,8 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
     };
     match path.trim_end_matches('/') {
         "/version" => return get_only(Some(discovery::version())),
-        "/openapi/v2" => return get_only(Some(discovery::openapi_v2())),
-        "/openapi/v3" => return get_only(Some(discovery::openapi_v3_index())),
-        p if p.starts_with("/openapi/v3/") => {
-            let rest = &p["/openapi/v3/".len()..];
-            let doc = match rest.split('/').collect::<Vec<_>>().as_slice() {
-                ["api", v] => discovery::openapi_v3("", v),
-                ["apis", g, v] => discovery::openapi_v3(g, v),
-                _ => None,
-            };
-            return get_only(doc);
+        p if super::openapi::serves(p) => {
+            return super::openapi::serve(&parts.method, &parts.headers, p);
         }
         _ => {}
     }

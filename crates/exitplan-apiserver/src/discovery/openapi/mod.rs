@@ -10,6 +10,9 @@
 //!          ▼
 //!   /openapi/v3/<gv>  (components.schemas: what the GV's kinds reach)
 //!   /openapi/v2       (#/definitions/ refs, `$ref` siblings like upstream)
+//!          │
+//!          ▼ v2_protobuf.rs (gnostic openapi.v2.Document, wire.rs)
+//!   /openapi/v2 as protobuf (what client-go's OpenAPISchema() asks for)
 //! ```
 //!
 //! kubectl finds a kind's schema by `x-kubernetes-group-version-kind`, uses
@@ -18,6 +21,10 @@
 //! reads `x-kubernetes-patch-*` / `x-kubernetes-list-*` for patches.
 
 mod paths;
+mod v2_protobuf;
+mod wire;
+
+pub use v2_protobuf::EncodeError;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
@@ -323,6 +330,24 @@ static V2_DOC: LazyLock<Value> = LazyLock::new(build_v2);
 /// `/openapi/v2`: every served kind in one Swagger 2.0 document.
 pub fn v2() -> Value {
     V2_DOC.clone()
+}
+
+static V2_JSON: LazyLock<Vec<u8>> =
+    LazyLock::new(|| serde_json::to_vec(&*V2_DOC).unwrap_or_default());
+
+/// `/openapi/v2` as JSON bytes (serialized once).
+pub fn v2_json() -> &'static [u8] {
+    &V2_JSON
+}
+
+static V2_PROTOBUF: LazyLock<Result<Vec<u8>, EncodeError>> =
+    LazyLock::new(|| v2_protobuf::encode(&V2_DOC));
+
+/// `/openapi/v2` as gnostic's `openapi.v2.Document` protobuf, encoded once
+/// on first use; an error only if the document has a key gnostic cannot
+/// hold (a unit test encodes it).
+pub fn v2_protobuf() -> Result<&'static [u8], EncodeError> {
+    V2_PROTOBUF.as_deref().map_err(Clone::clone)
 }
 
 fn build_v2() -> Value {

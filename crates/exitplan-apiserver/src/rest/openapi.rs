@@ -1,0 +1,77 @@
+//! `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<api|apis/group>/<version>`
+//! in the format the `Accept` header negotiates, as kube-openapi's handlers
+//! serve them: `/openapi/v2` as JSON or gnostic protobuf (client-go's
+//! `OpenAPISchema()` asks for protobuf only, so kubectl's client-side
+//! validation needs it), the v3 documents as JSON, the v3 index as JSON
+//! whatever is asked. An `Accept` naming nothing served is answered 406 with
+//! an empty body, as upstream does (client-go then reports "the server was
+//! unable to respond with a content type that the client supports").
+
+use axum::body::Body;
+use axum::http::header::{CONTENT_TYPE, VARY};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::errors::{ApiError, failure, method_not_allowed, resource_not_found};
+use super::negotiate::{OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_SUBTYPES, OpenApiFormat, openapi};
+use super::respond;
+use crate::discovery;
+use crate::discovery::openapi as docs;
+
+/// Whether `path` (without a trailing `/`) is an OpenAPI document path.
+pub fn serves(path: &str) -> bool {
+    path == "/openapi/v2" || path == "/openapi/v3" || path.starts_with("/openapi/v3/")
+}
+
+/// Answers a request for an OpenAPI path (see [`serves`]).
+pub fn serve(method: &Method, headers: &HeaderMap, path: &str) -> Result<Response, ApiError> {
+    if *method != Method::GET {
+        return Err(method_not_allowed());
+    }
+    match path {
+        "/openapi/v2" => v2(headers),
+        "/openapi/v3" => Ok(respond::json(200, &discovery::openapi_v3_index())),
+        _ => {
+            let rest = path.trim_start_matches("/openapi/v3/");
+            let doc = match rest.split('/').collect::<Vec<_>>().as_slice() {
+                ["api", v] => discovery::openapi_v3("", v),
+                ["apis", g, v] => discovery::openapi_v3(g, v),
+                _ => None,
+            }
+            .ok_or_else(resource_not_found)?;
+            match openapi(headers, &[]) {
+                Some(_) => Ok(vary(respond::json(200, &doc))),
+                None => Ok(not_acceptable()),
+            }
+        }
+    }
+}
+
+fn v2(headers: &HeaderMap) -> Result<Response, ApiError> {
+    let (content_type, body) = match openapi(headers, OPENAPI_V2_PROTOBUF_SUBTYPES) {
+        Some(OpenApiFormat::Json) => ("application/json", docs::v2_json()),
+        Some(OpenApiFormat::Protobuf) => {
+            let bytes = docs::v2_protobuf().map_err(|e| {
+                tracing::error!(error = %e, "cannot encode /openapi/v2 as protobuf");
+                failure(503, "ServiceUnavailable", e.to_string(), None)
+            })?;
+            (OPENAPI_V2_PROTOBUF, bytes)
+        }
+        None => return Ok(not_acceptable()),
+    };
+    let mut resp = (StatusCode::OK, Body::from(body)).into_response();
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    Ok(vary(resp))
+}
+
+/// Upstream's 406 for an OpenAPI document: no body.
+fn not_acceptable() -> Response {
+    vary(StatusCode::NOT_ACCEPTABLE.into_response())
+}
+
+fn vary(mut resp: Response) -> Response {
+    resp.headers_mut()
+        .insert(VARY, HeaderValue::from_static("Accept"));
+    resp
+}
