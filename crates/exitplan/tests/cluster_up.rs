@@ -279,6 +279,24 @@ fn nodes_zero_runs_the_controllers_and_bare_runs_none() {
     assert_eq!(pods[0]["status"]["phase"], "Pending");
     let nodes = up.get("/api/v1/nodes").expect("nodes");
     assert_eq!(nodes["items"].as_array().map(Vec::len), Some(0));
+    // `/metrics` carries the server's series and the controllers' (kubectl
+    // sends the token; the unauthenticated case is the server's own test).
+    let out = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&up.kubeconfig)
+        .args(["get", "--raw", "/metrics"])
+        .output()
+        .expect("run kubectl");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let metrics = text(&out.stdout);
+    for series in [
+        "apiserver_request_total{verb=\"POST\",group=\"batch\",version=\"v1\",resource=\"jobs\",subresource=\"\",scope=\"namespace\",component=\"apiserver\",code=\"201\"} 1",
+        "apiserver_storage_objects{resource=\"jobs.batch\"} 1",
+        "workqueue_depth{name=\"evictionrequest_controller_eviction_request\"}",
+        "job_controller_job_syncs_total ",
+    ] {
+        assert!(metrics.contains(series), "{series} in {metrics}");
+    }
     up.stop();
 
     let dir = temp_dir("cluster-bare");

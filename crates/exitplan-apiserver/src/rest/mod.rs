@@ -22,6 +22,7 @@ pub mod fieldvalidation;
 pub mod get;
 pub mod list;
 pub mod meta;
+pub mod metrics;
 pub mod negotiate;
 pub mod patch;
 pub mod protobuf;

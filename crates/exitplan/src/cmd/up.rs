@@ -13,6 +13,8 @@
 //!   `--bare` runs the API server alone: no controllers, no nodes (for a
 //!   controller run elsewhere, such as `exitplan controller`).
 //! * Prints what runs, after the listen address and the kubeconfig path.
+//! * Serves Prometheus metrics on `/metrics` (with the token): the API
+//!   server's and those of every controller it runs.
 //! * Data lives in `--data` (default `$XDG_DATA_HOME/exitplan`, else
 //!   `~/.local/share/exitplan`): the database (`exitplan.redb`) and the
 //!   bearer token (`token`, created at first start, mode 0600).
@@ -194,6 +196,10 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         );
         let client = kube::Client::new(service, "default");
         let ctx = RuntimeContext::new(client, clock);
+        // The controllers' metrics on the server's `/metrics`, as
+        // kube-apiserver and kube-controller-manager would serve each their own.
+        let metrics = ctx.metrics.clone();
+        server.add_metrics(Arc::new(move |out: &mut String| metrics.encode_into(out)));
         let runtime = Runtime::start(
             ctx,
             RuntimeConfig {
