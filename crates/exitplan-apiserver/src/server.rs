@@ -91,12 +91,15 @@ impl ServerBuilder {
     pub async fn build(self) -> Result<Server, ServerError> {
         let store = self.store.ok_or(ServerError::NoStore)?;
         let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
+        let metrics = Arc::new(crate::rest::metrics::ApiMetrics::new());
+        store.observe_commits(metrics.commit_histogram());
         let state = Arc::new(State {
             store,
             clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
             token: self.token,
             shutdown,
             bookmark_interval: self.bookmark_interval.unwrap_or(DEFAULT_BOOKMARK_INTERVAL),
+            metrics,
         });
         let server = Server {
             state,
@@ -131,6 +134,12 @@ impl Server {
     /// The store served.
     pub fn store(&self) -> &Store {
         &self.state.store
+    }
+
+    /// Appends the metrics `source` renders (another registry, such as the
+    /// controllers running next to the server) to every `/metrics` scrape.
+    pub fn add_metrics(&self, source: crate::rest::metrics::Source) {
+        self.state.metrics.add_source(source);
     }
 
     /// Ends every open watch; used on shutdown.

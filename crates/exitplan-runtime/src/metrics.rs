@@ -85,6 +85,16 @@ impl Metrics {
             .clone()
     }
 
+    /// Every metric in the Prometheus text format, without the closing
+    /// `# EOF`: for a `/metrics` that serves other metrics too (the API
+    /// server's, in `exitplan up`).
+    pub fn encode_into(&self, out: &mut String) {
+        if let Ok(r) = self.registry.lock() {
+            // Writing to a String cannot fail.
+            let _ = prometheus_client::encoding::text::encode_registry(out, &r);
+        }
+    }
+
     /// Every metric in the Prometheus text exposition format (for `/metrics`).
     pub fn encode(&self) -> String {
         let mut out = String::new();

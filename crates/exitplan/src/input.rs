@@ -13,7 +13,7 @@ pub enum InputError {
     /// The file (or stdin) could not be read.
     Read(String, std::io::Error),
     /// The text is neither YAML nor JSON.
-    Parse(String, String),
+    Parse(String, ParseError),
     /// The file holds no object, or more than one.
     Count(String, usize),
     /// The document is not a Kubernetes object (no apiVersion/kind).
@@ -29,8 +29,22 @@ pub enum InputError {
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            InputError::Read(src, e) => write!(f, "{src}: cannot read: {e}"),
-            InputError::Parse(src, e) => write!(f, "{src}: not valid YAML or JSON: {e}"),
+            InputError::Read(src, e) => write!(f, "{src}: cannot read: {}", io_cause(e)),
+            InputError::Parse(
+                src,
+                ParseError {
+                    at: Some((line, column)),
+                    message,
+                },
+            ) => {
+                write!(
+                    f,
+                    "{src}:{line}:{column}: not valid YAML or JSON: {message}"
+                )
+            }
+            InputError::Parse(src, ParseError { at: None, message }) => {
+                write!(f, "{src}: not valid YAML or JSON: {message}")
+            }
             InputError::Count(src, 0) => write!(f, "{src}: no object found"),
             InputError::Count(src, n) => {
                 write!(f, "{src}: expected one object, found {n} documents")
@@ -53,6 +67,16 @@ impl std::fmt::Display for InputError {
 }
 
 impl std::error::Error for InputError {}
+
+/// An IO error as a user reads it: `No such file or directory`, without
+/// the `(os error 2)` the standard library appends.
+pub fn io_cause(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) if text.ends_with(')') => text[..i].to_owned(),
+        _ => text,
+    }
+}
 
 /// Reads every document from `path` (`-` is stdin) as JSON values.
 pub fn read_all(path: &Path) -> Result<(String, Vec<Value>), InputError> {
@@ -100,16 +124,41 @@ pub fn flatten_lists(docs: Vec<Value>) -> Vec<Value> {
     out
 }
 
+/// Why a text is neither YAML nor JSON: where (1-based line and column,
+/// when the parser knows) and what, on one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// `(line, column)` of the offending character.
+    pub at: Option<(u64, u64)>,
+    /// The parser's message, without its position and source snippet.
+    pub message: String,
+}
+
 /// Parses YAML (JSON is YAML) into documents, dropping empty ones.
-pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
+pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
     let docs: Vec<Value> =
-        serde_saphyr::from_multiple(text).map_err(|e| one_line(&e.to_string()))?;
+        serde_saphyr::from_multiple(text).map_err(|e| parse_documents_error(&e))?;
     Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
 }
 
-/// Collapses a multi-line parser message into one line.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// The parser's error without the source snippet it draws under its
+/// message (over several lines), and without the position it appends to
+/// the message (kept apart in [`ParseError::at`]).
+pub fn parse_documents_error(e: &serde_saphyr::Error) -> ParseError {
+    let mut message = e.without_snippet().to_string();
+    let at = e.location().map(|l| (l.line(), l.column()));
+    if let Some((line, column)) = at
+        && let Some(m) = message.strip_suffix(&format!(" at line {line}, column {column}"))
+    {
+        message = m.to_owned();
+    }
+    // Advice about the parser's own API means nothing to a user.
+    if let Some(m) = message.strip_suffix(", set DuplicateKeyPolicy in Options if acceptable") {
+        message = m.to_owned();
+    }
+    // Whatever else the message holds stays on one line.
+    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    ParseError { at, message }
 }
 
 /// `(apiVersion, kind)` of a document, if it looks like a Kubernetes object.
@@ -117,4 +166,33 @@ pub fn type_meta(doc: &Value) -> Option<(&str, &str)> {
     let api_version = doc.get("apiVersion")?.as_str()?;
     let kind = doc.get("kind")?.as_str()?;
     Some((api_version, kind))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_are_one_line_with_their_position() {
+        let cases = [
+            (
+                "a: 1\n  b: 2\n",
+                Some((2, 4)),
+                "mapping values are not allowed in this context",
+            ),
+            ("{\"a\": 1,", Some((1, 1)), "unclosed bracket '{'"),
+            ("a: 1\na: 2\n", Some((2, 1)), "duplicate mapping key: a"),
+        ];
+        for (text, at, message) in cases {
+            let e = parse_documents(text).expect_err(text);
+            assert_eq!(
+                e,
+                ParseError {
+                    at,
+                    message: message.to_owned()
+                },
+                "{text:?}"
+            );
+        }
+    }
 }

@@ -81,10 +81,15 @@ fn input_status<E: std::fmt::Display>(result: Result<ExitCode, E>) -> ExitCode {
 }
 
 /// The exit status of a command whose errors are failures (exit 1), with
-/// the error's whole chain.
+/// the error's whole chain on one line — or, when the server could not be
+/// reached, only that (it names the server and the cause; the step being
+/// attempted adds nothing).
 fn status(result: anyhow::Result<ExitCode>) -> ExitCode {
     result.unwrap_or_else(|e| {
-        eprintln!("error: {e:#}");
+        match e.downcast_ref::<connect::Unreachable>() {
+            Some(unreachable) => eprintln!("error: {unreachable}"),
+            None => eprintln!("error: {e:#}"),
+        }
         ExitCode::FAILURE
     })
 }

@@ -415,3 +415,121 @@ fn pods_are_validated_with_upstreams_pod_rules() {
     let o = exitplan(&["validate", "-f", "-"], Some(ok));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// A kubeconfig at `dir/name` with `body`; returns its path.
+fn kubeconfig(dir: &std::path::Path, name: &str, body: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, body).expect("write kubeconfig");
+    path.display().to_string()
+}
+
+/// A kubeconfig whose server refuses connections (port 1 on loopback).
+const REFUSING: &str = "apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: \"https://127.0.0.1:1\"}
+users:
+- name: u
+  user: {token: abc}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+";
+
+#[test]
+fn kubeconfig_and_connection_errors_are_one_line_naming_file_or_server() {
+    let dir = std::env::temp_dir().join(format!("exitplan-cli-kc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let d = dir.display();
+    let missing = dir.join("missing").display().to_string();
+    let bad = kubeconfig(&dir, "bad", "garbage: [\n");
+    let no_ctx = kubeconfig(
+        &dir,
+        "noctx",
+        "apiVersion: v1\nkind: Config\ncurrent-context: nope\n",
+    );
+    let empty = kubeconfig(&dir, "empty", "apiVersion: v1\nkind: Config\n");
+    let refusing = kubeconfig(&dir, "refusing", REFUSING);
+    let refused = "error: cannot connect to the server at https://127.0.0.1:1: connection refused (is `exitplan up` running, and is this the kubeconfig it wrote?)\n".to_owned();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["drain", "node-1", "--kubeconfig", &missing],
+            format!("error: cannot read kubeconfig {d}/missing: No such file or directory\n"),
+        ),
+        (
+            vec!["drain", "node-1", "--kubeconfig", &bad],
+            format!("error: kubeconfig {d}/bad:1:10: not valid YAML: unclosed bracket '['\n"),
+        ),
+        (
+            vec!["explain", "job", "x", "--kubeconfig", &no_ctx],
+            format!("error: kubeconfig {d}/noctx: context \"nope\" is not defined\n"),
+        ),
+        (
+            vec!["drain", "node-1", "--kubeconfig", &empty],
+            format!("error: kubeconfig {d}/empty: no current-context is set\n"),
+        ),
+        (
+            vec!["drain", "node-1", "--kubeconfig", &refusing],
+            refused.clone(),
+        ),
+        (
+            vec!["explain", "job", "x", "--kubeconfig", &refusing],
+            refused.clone(),
+        ),
+    ];
+    for (args, want) in cases {
+        let o = exitplan(&args, None);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), want, "{args:?}");
+    }
+    // Long-running clients fail at once instead of retrying in the
+    // background (their last line is the error; kube-rs logs its own).
+    for args in [
+        vec![
+            "responder",
+            "--name",
+            "example.com/r",
+            "--work",
+            "1s",
+            "--kubeconfig",
+            &refusing,
+        ],
+        vec![
+            "controller",
+            "--kubeconfig",
+            &refusing,
+            "--metrics-addr",
+            "127.0.0.1:0",
+        ],
+    ] {
+        let o = exitplan(&args, None);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o).lines().last(),
+            Some(refused.trim_end()),
+            "{args:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn yaml_parse_errors_are_one_line_with_file_line_and_column() {
+    let cases = [
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  x: : y\n",
+            "error: <stdin>:5:6: not valid YAML or JSON: mapping values are not allowed in this context\n",
+        ),
+        (
+            "{\"apiVersion\": \"v1\",",
+            "error: <stdin>:1:1: not valid YAML or JSON: unclosed bracket '{'\n",
+        ),
+    ];
+    for (text, want) in cases {
+        let o = exitplan(&["validate", "-f", "-"], Some(text));
+        assert_eq!(o.status.code(), Some(2), "{text:?}");
+        assert_eq!(stderr(&o), want, "{text:?}");
+    }
+}

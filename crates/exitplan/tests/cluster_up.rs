@@ -234,3 +234,82 @@ fn up_runs_the_controllers_and_nodes_drain_and_responder_work_against_it() {
     sigterm(responder);
     up.stop();
 }
+
+/// A Job of one pod (no nodes will run it).
+fn one_pod_job(name: &str) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "main", "image": "busybox"}]
+        }}}
+    })
+}
+
+fn job_pods(up: &Up, job: &str) -> Vec<serde_json::Value> {
+    up.get(&format!(
+        "/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io/job-name%3D{job}"
+    ))
+    .and_then(|l| l["items"].as_array().cloned())
+    .unwrap_or_default()
+}
+
+/// `--nodes 0`: the controllers without simulated nodes (kwok style: the
+/// Job controller makes its pod, nothing runs it, no Node registers);
+/// `--bare`: the API server alone (nothing acts on the Job).
+#[cfg(unix)]
+#[test]
+fn nodes_zero_runs_the_controllers_and_bare_runs_none() {
+    let dir = temp_dir("cluster-nodes-0");
+    let (up, running) = Up::start_with(&dir, &["--nodes", "0"]);
+    assert_eq!(
+        running,
+        [
+            "controllers: evictionrequest-controller, imperative-eviction.k8s.io/evictor, \
+             disruption-controller, garbage-collector, scheduler, job-controller",
+            "simulated nodes: none (--nodes 0)",
+        ]
+    );
+    up.create("/apis/batch/v1/namespaces/default/jobs", one_pod_job("j"));
+    let pods = eventually("the Job controller creates its pod", LIMIT, || {
+        Some(job_pods(&up, "j")).filter(|p| !p.is_empty())
+    });
+    assert_eq!(pods.len(), 1);
+    assert_eq!(pods[0]["status"]["phase"], "Pending");
+    let nodes = up.get("/api/v1/nodes").expect("nodes");
+    assert_eq!(nodes["items"].as_array().map(Vec::len), Some(0));
+    // `/metrics` carries the server's series and the controllers' (kubectl
+    // sends the token; the unauthenticated case is the server's own test).
+    let out = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&up.kubeconfig)
+        .args(["get", "--raw", "/metrics"])
+        .output()
+        .expect("run kubectl");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let metrics = text(&out.stdout);
+    for series in [
+        "apiserver_request_total{verb=\"POST\",group=\"batch\",version=\"v1\",resource=\"jobs\",subresource=\"\",scope=\"namespace\",component=\"apiserver\",code=\"201\"} 1",
+        "apiserver_storage_objects{resource=\"jobs.batch\"} 1",
+        "workqueue_depth{name=\"evictionrequest_controller_eviction_request\"}",
+        "job_controller_job_syncs_total ",
+    ] {
+        assert!(metrics.contains(series), "{series} in {metrics}");
+    }
+    up.stop();
+
+    let dir = temp_dir("cluster-bare");
+    let (up, running) = Up::start_with(&dir, &["--bare"]);
+    assert_eq!(running, ["controllers: none (--bare)"]);
+    up.create("/apis/batch/v1/namespaces/default/jobs", one_pod_job("j"));
+    // Long enough for a running Job controller to act (it did above well
+    // within it); nothing may.
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(job_pods(&up, "j").is_empty());
+    let job = up
+        .get("/apis/batch/v1/namespaces/default/jobs/j")
+        .expect("job");
+    assert!(job["status"].get("startTime").is_none(), "{job}");
+    up.stop();
+}

@@ -1,5 +1,5 @@
 //! `exitplan controller` end to end against the bare API server of `exitplan
-//! up --nodes 0` (which runs no controllers, so whatever happens to the
+//! up --bare` (which runs no controllers, so whatever happens to the
 //! EvictionRequest is the replicas' work): two replicas, one Lease holder,
 //! both serving /healthz and /metrics; the leader's evictionrequest-controller
 //! creates the Eviction and its imperative evictor evicts the pod (refused

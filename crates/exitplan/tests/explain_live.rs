@@ -1,7 +1,7 @@
 //! `exitplan explain job NAME` against a running `exitplan up`: the Job
 //! (applied by kubectl) and its pods are read from the server and explained
 //! exactly as `explain job -f JOB --pods PODS` explains the same objects
-//! offline. The test runs `exitplan up --nodes 0` (the bare API server: no
+//! offline. The test runs `exitplan up --bare` (the bare API server: no
 //! Job controller, no nodes), so it plays them: it creates the Job's pod
 //! with the Job's selector labels and writes its status (main exited 42).
 

@@ -15,17 +15,17 @@ fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
-/// Spawns `exitplan up --nodes NODES` on a free port, stdout piped.
-fn spawn(data: &Path, kubeconfig: &Path, nodes: usize) -> Child {
+/// Spawns `exitplan up --nodes NODES` on a free port (`None`: `--bare`),
+/// stdout piped.
+fn spawn(data: &Path, kubeconfig: &Path, nodes: Option<usize>) -> Child {
+    let shape = match nodes {
+        Some(n) => vec!["--nodes".to_owned(), n.to_string()],
+        None => vec!["--bare".to_owned()],
+    };
     Command::new(env!("CARGO_BIN_EXE_exitplan"))
-        .args([
-            "up",
-            "--nodes",
-            &nodes.to_string(),
-            "--listen",
-            "127.0.0.1:0",
-            "--data",
-        ])
+        .arg("up")
+        .args(shape)
+        .args(["--listen", "127.0.0.1:0", "--data"])
         .arg(data)
         .arg("--kubeconfig")
         .arg(kubeconfig)
@@ -35,10 +35,10 @@ fn spawn(data: &Path, kubeconfig: &Path, nodes: usize) -> Child {
         .expect("spawn exitplan up")
 }
 
-/// Starts `exitplan up` as the bare API server (`--nodes 0`: nothing writes
+/// Starts `exitplan up` as the bare API server (`--bare`: nothing writes
 /// but the test); returns the child and the server address.
 fn start(data: &Path, kubeconfig: &Path) -> (Child, String) {
-    let mut child = spawn(data, kubeconfig, 0);
+    let mut child = spawn(data, kubeconfig, None);
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = BufReader::new(stdout).lines();
     let first = lines.next().expect("a line").expect("utf-8");
@@ -49,8 +49,10 @@ fn start(data: &Path, kubeconfig: &Path) -> (Child, String) {
     let second = lines.next().expect("a line").expect("utf-8");
     assert_eq!(second, format!("kubeconfig: {}", kubeconfig.display()));
     let third = lines.next().expect("a line").expect("utf-8");
+    assert_eq!(third, "controllers: none (--bare)");
+    let fourth = lines.next().expect("a line").expect("utf-8");
     assert_eq!(
-        third,
+        fourth,
         format!("try: kubectl --kubeconfig {} get ns", kubeconfig.display())
     );
     (child, url)
@@ -192,7 +194,7 @@ fn up_serves_with_a_private_kubeconfig_and_stops_on_sigterm() {
 #[test]
 fn sigterm_right_after_listening_stops_cleanly() {
     let dir = temp_dir("early-term");
-    let mut child = spawn(&dir.join("data"), &dir.join("kubeconfig"), 3);
+    let mut child = spawn(&dir.join("data"), &dir.join("kubeconfig"), Some(3));
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = BufReader::new(stdout).lines();
     let first = lines.next().expect("a line").expect("utf-8");

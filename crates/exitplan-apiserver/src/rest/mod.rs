@@ -22,6 +22,7 @@ pub mod fieldvalidation;
 pub mod get;
 pub mod list;
 pub mod meta;
+pub mod metrics;
 pub mod negotiate;
 pub mod openapi;
 pub mod patch;

@@ -15,7 +15,7 @@ use super::query::Query;
 use super::request::{ApiPath, ResourcePath, resolve};
 use super::respond;
 use super::state::{Call, State};
-use super::{auth, binding, create, delete, eviction, get, list, patch, update, watch};
+use super::{auth, binding, create, delete, eviction, get, list, metrics, patch, update, watch};
 use crate::discovery;
 use crate::registry::find;
 
@@ -39,6 +39,9 @@ fn text(code: StatusCode, body: &'static str) -> Response {
 async fn dispatch(AxState(state): AxState<Arc<State>>, req: Request) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
+    let started = std::time::Instant::now();
+    let labels = metrics::labels_of(&method, &path, req.uri().query(), req.headers());
+    let metrics = state.metrics.clone();
     let response = if auth::is_public(&path) {
         text(StatusCode::OK, "ok")
     } else if !auth::authorized(req.headers(), state.token.as_deref()) {
@@ -55,7 +58,30 @@ async fn dispatch(AxState(state): AxState<Arc<State>>, req: Request) -> Response
     } else {
         tracing::debug!(%method, %path, code, "request");
     }
+    metrics.observe(&labels, code, started.elapsed().as_secs_f64());
+    if labels.verb == "WATCH" && response.status().is_success() {
+        return long_running(response, metrics.longrunning(&labels));
+    }
     response
+}
+
+/// A watch's response, counted in `gauge` until its body is dropped (the
+/// watch ended or its client went away).
+fn long_running(response: Response, gauge: prometheus_client::metrics::gauge::Gauge) -> Response {
+    struct Open(prometheus_client::metrics::gauge::Gauge);
+    impl Drop for Open {
+        fn drop(&mut self) {
+            self.0.dec();
+        }
+    }
+    gauge.inc();
+    let open = Open(gauge);
+    let (parts, body) = response.into_parts();
+    let stream = futures_util::StreamExt::map(body.into_data_stream(), move |chunk| {
+        let _ = &open;
+        chunk
+    });
+    Response::from_parts(parts, Body::from_stream(stream))
 }
 
 async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
@@ -72,6 +98,17 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
     };
     match path.trim_end_matches('/') {
         "/version" => return get_only(Some(discovery::version())),
+        "/metrics" => {
+            if parts.method != Method::GET {
+                return Err(method_not_allowed());
+            }
+            let mut resp = (StatusCode::OK, state.metrics.encode(&state.store)).into_response();
+            resp.headers_mut().insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            );
+            return Ok(resp);
+        }
         p if super::openapi::serves(p) => {
             return super::openapi::serve(&parts.method, &parts.headers, p);
         }

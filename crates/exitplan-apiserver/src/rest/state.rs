@@ -26,6 +26,8 @@ pub struct State {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// How often a watch with `allowWatchBookmarks` sends a BOOKMARK.
     pub bookmark_interval: Duration,
+    /// The server's metrics (`/metrics`).
+    pub metrics: Arc<super::metrics::ApiMetrics>,
 }
 
 /// One request against a served resource.

@@ -498,6 +498,8 @@ struct Inner {
     compaction: Mutex<compaction::Schedule>,
     commits: AtomicU64,
     writes: AtomicU64,
+    /// Where each commit's duration is observed, once metrics are on.
+    commit_seconds: std::sync::OnceLock<prometheus_client::metrics::histogram::Histogram>,
 }
 
 impl std::fmt::Debug for Store {
@@ -720,9 +722,16 @@ impl Store {
                 compaction: Mutex::new(schedule),
                 commits: AtomicU64::new(0),
                 writes: AtomicU64::new(0),
+                commit_seconds: std::sync::OnceLock::new(),
                 config,
             }),
         })
+    }
+
+    /// Observes the duration of every later durable commit in `histogram`
+    /// (the first histogram given stays).
+    pub fn observe_commits(&self, histogram: prometheus_client::metrics::histogram::Histogram) {
+        let _ = self.inner.commit_seconds.set(histogram);
     }
 
     /// The last committed revision.

@@ -365,7 +365,12 @@ fn process(inner: &Inner, ops: Vec<Op>) -> Vec<Outcome> {
         return outcomes;
     }
     let written = records.len() as u64;
-    if let Err(e) = commit(&inner.db, &records) {
+    let started = Instant::now();
+    let committed = commit(&inner.db, &records);
+    if let Some(h) = inner.commit_seconds.get() {
+        h.observe(started.elapsed().as_secs_f64());
+    }
+    if let Err(e) = committed {
         // The transaction may or may not be on disk: stop writing rather
         // than risk reusing its revisions.
         tracing::error!(error = %e, "storage commit failed; refusing further writes");

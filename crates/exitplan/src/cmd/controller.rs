@@ -121,7 +121,9 @@ fn leader_gauge(ctx: &Context, lease: &str) -> Gauge {
 async fn client(path: &Path) -> Result<kube::Client> {
     let mut config = crate::connect::config(Some(path)).await?;
     config.default_retry = false;
-    kube::Client::try_from(config).context("building the API client")
+    let client = kube::Client::try_from(config).context("building the API client")?;
+    crate::connect::check_reachable(&client).await?;
+    Ok(client)
 }
 
 async fn serve(args: ControllerArgs) -> Result<ExitCode> {

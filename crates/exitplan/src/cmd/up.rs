@@ -8,9 +8,13 @@
 //!   the simulated scheduler and the Job controller, and `--nodes N`
 //!   simulated nodes `node-1..node-N` (default 3; each registers its `Node`,
 //!   heartbeats, and runs its pods with a simulated kubelet). `--nodes 0`
-//!   runs the bare API server: no controllers, no nodes (for a controller
-//!   run elsewhere, such as `exitplan controller`).
+//!   runs the controllers without simulated nodes (pods stay Pending unless
+//!   a Node is registered and their status written by hand, as with kwok);
+//!   `--bare` runs the API server alone: no controllers, no nodes (for a
+//!   controller run elsewhere, such as `exitplan controller`).
 //! * Prints what runs, after the listen address and the kubeconfig path.
+//! * Serves Prometheus metrics on `/metrics` (with the token): the API
+//!   server's and those of every controller it runs.
 //! * Data lives in `--data` (default `$XDG_DATA_HOME/exitplan`, else
 //!   `~/.local/share/exitplan`): the database (`exitplan.redb`) and the
 //!   bearer token (`token`, created at first start, mode 0600).
@@ -57,10 +61,13 @@ pub struct UpArgs {
     #[arg(long, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
     /// Simulated nodes node-1..node-N to run with the controllers
-    /// (0: the bare API server, no controllers and no nodes).
+    /// (0: the controllers without simulated nodes).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_NODES,
           value_parser = clap::value_parser!(u16).range(0..=MAX_NODES))]
     pub nodes: u16,
+    /// The API server alone: no controllers and no simulated nodes.
+    #[arg(long, conflicts_with = "nodes")]
+    pub bare: bool,
 }
 
 /// The default number of simulated nodes.
@@ -68,7 +75,7 @@ pub const DEFAULT_NODES: u16 = 3;
 /// The most simulated nodes `exitplan up` runs.
 pub const MAX_NODES: i64 = 1000;
 
-/// What `exitplan up` runs next to the server (with at least one node).
+/// What `exitplan up` runs next to the server (unless `--bare`).
 pub fn components() -> Vec<(Component, &'static str)> {
     vec![
         (Component::EvictionRequest, "evictionrequest-controller"),
@@ -214,7 +221,8 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     println!("exitplan API server listening on {url}");
     println!("kubeconfig: {}", kubeconfig_path.display());
     // Controllers and nodes talk to the server in-process, on its clock.
-    let running = if args.nodes == 0 {
+    let running = if args.bare {
+        println!("controllers: none (--bare)");
         None
     } else {
         let nodes: Vec<String> = (1..=args.nodes).map(|i| format!("node-{i}")).collect();
@@ -236,6 +244,10 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         );
         let client = kube::Client::new(service, "default");
         let ctx = RuntimeContext::new(client, clock);
+        // The controllers' metrics on the server's `/metrics`, as
+        // kube-apiserver and kube-controller-manager would serve each their own.
+        let metrics = ctx.metrics.clone();
+        server.add_metrics(Arc::new(move |out: &mut String| metrics.encode_into(out)));
         let runtime = Runtime::start(
             ctx,
             RuntimeConfig {
@@ -247,7 +259,11 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         let names: Vec<&str> = components.iter().map(|(_, n)| *n).collect();
         tracing::info!(components = ?names, nodes = ?nodes, "controllers and simulated nodes running");
         println!("controllers: {}", names.join(", "));
-        println!("simulated nodes: {}", nodes.join(", "));
+        if nodes.is_empty() {
+            println!("simulated nodes: none (--nodes 0)");
+        } else {
+            println!("simulated nodes: {}", nodes.join(", "));
+        }
         Some(runtime)
     };
     println!(

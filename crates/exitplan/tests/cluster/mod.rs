@@ -33,9 +33,9 @@ pub struct Up {
 
 impl Up {
     /// Starts the bare API server: `exitplan up --data <dir>/data --listen
-    /// 127.0.0.1:0 --nodes 0` (no controllers, no nodes).
+    /// 127.0.0.1:0 --bare` (no controllers, no nodes).
     pub fn start(dir: &Path) -> Up {
-        Up::start_with(dir, &["--nodes", "0"]).0
+        Up::start_with(dir, &["--bare"]).0
     }
 
     /// Starts `exitplan up --data <dir>/data --listen 127.0.0.1:0 <extra>`;
