@@ -233,7 +233,7 @@ fn object_and_top_level_errors_carry_lines() {
         )
     );
     assert_eq!(
-        err("objects:\n  - {apiVersion: v1, kind: Pod, metadata: {name: a}}\n  - {apiVersion: apps/v1, kind: Deployment, metadata: {name: a}}\n").line,
+        err("objects:\n  - {apiVersion: v1, kind: Pod, metadata: {name: a}, spec: {containers: [{name: c, image: i}]}}\n  - {apiVersion: apps/v1, kind: Deployment, metadata: {name: a}}\n").line,
         3
     );
     assert_eq!(
