@@ -5,130 +5,14 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
-use exitplan_apiserver::clock::SystemClock;
-use exitplan_apiserver::kubeconfig;
-use exitplan_apiserver::server::Server;
-use exitplan_apiserver::storage::Store;
-use exitplan_apiserver::tls::{LocalCa, local_names};
 use futures_util::TryStreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::api::{DeleteParams, PostParams, WatchEvent, WatchParams};
 
-const TOKEN: &str = "kubectl-test-token";
-
-struct Cluster {
-    server: Server,
-    dir: PathBuf,
-    kubeconfig: PathBuf,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    serving: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-}
-
-impl Cluster {
-    async fn start(tag: &str) -> Cluster {
-        let dir =
-            std::env::temp_dir().join(format!("exitplan-kubectl-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        let server = Server::builder()
-            .store(Store::open(&dir.join("db.redb")).expect("store"))
-            .clock(Arc::new(SystemClock))
-            .token(TOKEN)
-            .build()
-            .await
-            .expect("server");
-        let ca = LocalCa::generate(&local_names(None)).expect("ca");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let kubeconfig = dir.join("kubeconfig");
-        kubeconfig::write_private(
-            &kubeconfig,
-            &kubeconfig::render(
-                &format!("https://{addr}"),
-                TOKEN,
-                "default",
-                Some(&ca.ca_pem),
-            ),
-        )
-        .expect("kubeconfig");
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let config = ca.server_config().expect("tls");
-        let s = server.clone();
-        let serving = tokio::spawn(async move {
-            s.serve_tls(listener, config, async {
-                let _ = rx.await;
-            })
-            .await
-        });
-        Cluster {
-            server,
-            dir,
-            kubeconfig,
-            stop: Some(tx),
-            serving: Some(serving),
-        }
-    }
-
-    /// Runs kubectl with `args` (and `stdin`), off the async threads.
-    async fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> Output {
-        let mut cmd = Command::new("kubectl");
-        cmd.arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .args(args)
-            .env("HOME", &self.dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let stdin = stdin.map(str::to_owned);
-        tokio::task::spawn_blocking(move || {
-            let mut child = cmd.spawn().expect("kubectl on PATH");
-            if let Some(text) = stdin {
-                use std::io::Write;
-                child
-                    .stdin
-                    .take()
-                    .expect("stdin")
-                    .write_all(text.as_bytes())
-                    .expect("write stdin");
-            } else {
-                drop(child.stdin.take());
-            }
-            child.wait_with_output().expect("kubectl runs")
-        })
-        .await
-        .expect("join")
-    }
-
-    /// kubectl that must succeed; its stdout.
-    async fn ok(&self, args: &[&str], stdin: Option<&str>) -> String {
-        let out = self.kubectl(args, stdin).await;
-        assert!(
-            out.status.success(),
-            "kubectl {args:?} failed: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    async fn stop(mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        if let Some(h) = self.serving.take() {
-            h.await.expect("join").expect("served");
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+use support::https::{Cluster, TOKEN};
 
 const MANIFEST: &str = r#"
 apiVersion: v1

@@ -6,132 +6,11 @@
 //! `last-applied-configuration`, `kubectl explain` (v3 and v2), and
 //! `--validate=strict` of an unknown field.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::sync::Arc;
+mod support;
 
-use exitplan_apiserver::clock::SystemClock;
-use exitplan_apiserver::kubeconfig;
-use exitplan_apiserver::server::Server;
-use exitplan_apiserver::storage::Store;
-use exitplan_apiserver::tls::{LocalCa, local_names};
 use serde_json::Value;
 
-const TOKEN: &str = "kubectl-openapi-token";
-
-struct Cluster {
-    dir: PathBuf,
-    kubeconfig: PathBuf,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    serving: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-}
-
-impl Cluster {
-    async fn start(tag: &str) -> Cluster {
-        let dir = std::env::temp_dir().join(format!(
-            "exitplan-kubectl-openapi-{tag}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        let server = Server::builder()
-            .store(Store::open(&dir.join("db.redb")).expect("store"))
-            .clock(Arc::new(SystemClock))
-            .token(TOKEN)
-            .build()
-            .await
-            .expect("server");
-        let ca = LocalCa::generate(&local_names(None)).expect("ca");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let kubeconfig = dir.join("kubeconfig");
-        kubeconfig::write_private(
-            &kubeconfig,
-            &kubeconfig::render(
-                &format!("https://{addr}"),
-                TOKEN,
-                "default",
-                Some(&ca.ca_pem),
-            ),
-        )
-        .expect("kubeconfig");
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let config = ca.server_config().expect("tls");
-        let serving = tokio::spawn(async move {
-            server
-                .serve_tls(listener, config, async {
-                    let _ = rx.await;
-                })
-                .await
-        });
-        Cluster {
-            dir,
-            kubeconfig,
-            stop: Some(tx),
-            serving: Some(serving),
-        }
-    }
-
-    /// Writes `text` to `name` in the cluster's directory; its path.
-    fn file(&self, name: &str, text: &str) -> String {
-        let path = self.dir.join(name);
-        std::fs::write(&path, text).expect("manifest");
-        path.to_string_lossy().into_owned()
-    }
-
-    /// Runs kubectl with `args`, off the async threads.
-    async fn kubectl(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new("kubectl");
-        cmd.arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .args(args)
-            .env("HOME", &self.dir);
-        tokio::task::spawn_blocking(move || cmd.output().expect("kubectl on PATH"))
-            .await
-            .expect("join")
-    }
-
-    /// kubectl that must succeed; its stdout.
-    async fn ok(&self, args: &[&str]) -> String {
-        let out = self.kubectl(args).await;
-        assert!(
-            out.status.success(),
-            "kubectl {args:?} failed: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// kubectl that must fail with exit code 1; its stderr.
-    async fn fails(&self, args: &[&str]) -> String {
-        let out = self.kubectl(args).await;
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "kubectl {args:?}: {stderr}\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        stderr
-    }
-
-    async fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_str(&self.ok(args).await).expect("kubectl printed JSON")
-    }
-
-    async fn stop(mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        if let Some(h) = self.serving.take() {
-            h.await.expect("join").expect("served");
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+use support::https::Cluster;
 
 const DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment
@@ -222,10 +101,10 @@ fn last_applied(obj: &Value) -> Value {
 async fn client_side_apply_of_served_kinds_creates_then_patches() {
     let c = Cluster::start("apply").await;
     let manifest = c.file("pod.yaml", &pod("nginx:1", "front"));
-    let out = c.ok(&["apply", "-f", &manifest]).await;
+    let out = c.ok(&["apply", "-f", &manifest], None).await;
     assert_eq!(out, "pod/web-0 created\n");
     let manifest = c.file("pod.yaml", &pod("nginx:2", "back"));
-    let out = c.ok(&["apply", "-f", &manifest]).await;
+    let out = c.ok(&["apply", "-f", &manifest], None).await;
     assert_eq!(out, "pod/web-0 configured\n");
     let live = c.json(&["get", "pod", "web-0", "-o", "json"]).await;
     assert_eq!(live["spec"]["containers"][0]["image"], "nginx:2");
@@ -233,17 +112,17 @@ async fn client_side_apply_of_served_kinds_creates_then_patches() {
     let applied = last_applied(&live);
     assert_eq!(applied["spec"]["containers"][0]["image"], "nginx:2");
     assert_eq!(applied["metadata"]["labels"]["tier"], "back");
-    let out = c.ok(&["apply", "-f", &manifest]).await;
+    let out = c.ok(&["apply", "-f", &manifest], None).await;
     assert_eq!(out, "pod/web-0 unchanged\n");
 
     let manifest = c.file("job.yaml", &job(1));
     assert_eq!(
-        c.ok(&["apply", "-f", &manifest]).await,
+        c.ok(&["apply", "-f", &manifest], None).await,
         "job.batch/j1 created\n"
     );
     let manifest = c.file("job.yaml", &job(2));
     assert_eq!(
-        c.ok(&["apply", "-f", &manifest]).await,
+        c.ok(&["apply", "-f", &manifest], None).await,
         "job.batch/j1 configured\n"
     );
     let live = c.json(&["get", "job", "j1", "-o", "json"]).await;
@@ -284,24 +163,33 @@ async fn explain_reads_openapi_v3_and_v2() {
     ];
     for (output, pod_wants, job_wants) in cases {
         let out = c
-            .ok(&["explain", "pod.spec", &format!("--output={output}")])
+            .ok(
+                &["explain", "pod.spec", &format!("--output={output}")],
+                None,
+            )
             .await;
         for want in pod_wants {
             assert!(out.contains(want), "{output} lacks {want:?}:\n{out}");
         }
         let out = c
-            .ok(&[
-                "explain",
-                "jobs.spec.podFailurePolicy.rules",
-                &format!("--output={output}"),
-            ])
+            .ok(
+                &[
+                    "explain",
+                    "jobs.spec.podFailurePolicy.rules",
+                    &format!("--output={output}"),
+                ],
+                None,
+            )
             .await;
         for want in job_wants {
             assert!(out.contains(want), "{output} lacks {want:?}:\n{out}");
         }
         // A map (`additionalProperties` in the schema).
         let out = c
-            .ok(&["explain", "pod.metadata", &format!("--output={output}")])
+            .ok(
+                &["explain", "pod.metadata", &format!("--output={output}")],
+                None,
+            )
             .await;
         assert!(
             out.contains("labels\t<map[string]string>"),
@@ -330,7 +218,7 @@ async fn strict_validation_refuses_an_unknown_field() {
             "Error from server (BadRequest): error when creating \"{manifest}\": Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.containers[0].bogus\"\n"
         )
     );
-    let out = c.kubectl(&["get", "pod", "web-0"]).await;
+    let out = c.kubectl(&["get", "pod", "web-0"], None).await;
     assert!(!out.status.success(), "nothing was stored");
     c.stop().await;
 }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod https;
+
 use std::sync::Arc;
 
 use axum::body::Body;
