@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use super::TypeRef;
 use super::error::PatchError;
 use super::gofmt;
+use super::gojson;
 use super::schema::{self, ANY, Schema, SmpList};
 
 const DIRECTIVE: &str = "$patch";
@@ -64,6 +65,9 @@ pub fn apply(ty: TypeRef<'_>, original: &Value, patch: &[u8]) -> Result<Value, P
             UNSUPPORTED_SMP,
         ));
     };
+    if let Some(e) = gojson::syntax_error(patch) {
+        return Err(PatchError::bad_request(e));
+    }
     let patch: Value =
         serde_json::from_slice(patch).map_err(|e| PatchError::bad_request(e.to_string()))?;
     let patch = match patch {
@@ -107,11 +111,14 @@ fn go_type(v: &Value) -> &'static str {
     }
 }
 
+/// `mergepatch.ErrBadArgType`: `%s` of `reflect.TypeOf` (a `nil` value has
+/// no type: `%!s(<nil>)`).
 fn bad_arg_type(expected: &str, actual: &Value) -> Fail {
-    Fail::Internal(format!(
-        "expected a {expected}, but received a {}",
-        go_type(actual)
-    ))
+    let actual = match actual {
+        Value::Null => "%!s(<nil>)",
+        other => go_type(other),
+    };
+    Fail::Internal(format!("expected a {expected}, but received a {actual}"))
 }
 
 fn no_merge_key(m: &Map<String, Value>, key: &str) -> Fail {
@@ -121,13 +128,11 @@ fn no_merge_key(m: &Map<String, Value>, key: &str) -> Fail {
     ))
 }
 
+/// `mergepatch.ErrBadPatchType`: the directive with `%s`, the map with `%v`.
 fn bad_patch_type(directive: &Value, m: &Map<String, Value>) -> Fail {
-    let d = match directive {
-        Value::String(s) => s.clone(),
-        other => format!("%!s({}={})", go_type(other), gofmt::v(other)),
-    };
     Fail::Internal(format!(
-        "unknown patch type: {d} in map: {}",
+        "unknown patch type: {} in map: {}",
+        gofmt::s(directive),
         gofmt::v(&Value::Object(m.clone()))
     ))
 }
@@ -381,7 +386,9 @@ fn split_deletes(list: &[Value]) -> R<(Vec<Value>, Vec<Value>)> {
     Ok((keep, delete))
 }
 
-/// `mergeSliceHandler`.
+/// `mergeSliceHandler`: a list without `patchStrategy:"merge"` takes the
+/// patch's list, even under `$deleteFromPrimitiveList/` (upstream replaces
+/// an atomic list such as `args` with the items meant for deletion).
 fn merge_slice_handler(
     original: Vec<Value>,
     patch: Vec<Value>,
@@ -389,7 +396,7 @@ fn merge_slice_handler(
     is_delete_list: bool,
 ) -> R<Vec<Value>> {
     let (strategy, elem) = list_meta(field);
-    if strategy != SmpList::Replace || is_delete_list {
+    if strategy != SmpList::Replace {
         merge_slice(
             original,
             patch,
