@@ -89,6 +89,20 @@ pub fn json_patch(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
     json_patch::apply(original, patch)
 }
 
+/// How kube-apiserver prints a patch whose result does not decode into the
+/// kind's type, as the value of its `patch: Invalid value: …` error: the
+/// patched object's JSON for JSON and merge patches (`string(patchedObjJS)`),
+/// Go's `%+v` of the decoded patch for strategic merge patches
+/// (`map[spec:map[terminationGracePeriodSeconds:x]]`).
+pub fn undecodable_value(ty: PatchType, patch: &[u8], patched: &Value) -> String {
+    match ty {
+        PatchType::Strategic => serde_json::from_slice::<Value>(patch)
+            .map(|p| gofmt::v(&p))
+            .unwrap_or_default(),
+        _ => patched.to_string(),
+    }
+}
+
 /// Applies an RFC 7386 JSON merge patch.
 pub fn merge_patch(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
     merge::apply(original, patch)

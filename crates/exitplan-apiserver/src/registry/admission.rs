@@ -37,6 +37,10 @@ pub trait Admission: Send + Sync + std::fmt::Debug {
     ) -> Result<(), AdmissionError>;
     /// Defaults, prepares and validates an update of the main resource.
     fn update(&self, new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError>;
+    /// The decoder's error when `obj` does not decode into the kind's type
+    /// (a patch that produced a field of the wrong type); `None` when it
+    /// decodes.
+    fn decode_error(&self, obj: &Value) -> Option<String>;
     /// Defaults, prepares and validates a `/status` update.
     fn update_status(
         &self,
@@ -91,6 +95,12 @@ where
     S: Strategy,
     S::Object: DeserializeOwned + Serialize,
 {
+    fn decode_error(&self, obj: &Value) -> Option<String> {
+        <S::Object as serde::Deserialize>::deserialize(obj)
+            .err()
+            .map(|e| e.to_string())
+    }
+
     fn create(
         &self,
         obj: &mut Value,

@@ -4,11 +4,13 @@
 
 use axum::http::header::CONTENT_TYPE;
 use axum::response::Response;
+use exitplan_api::field::go_quote;
 use exitplan_api::patch::{self, PatchError, PatchType};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{StatusCause, StatusDetails};
 use serde_json::Value;
 
 use super::create::{create_object, set_namespace};
-use super::errors::{ApiError, invalid_options, unsupported_media_type};
+use super::errors::{ApiError, bad_request, failure, invalid_options, unsupported_media_type};
 use super::meta::{meta_mut, meta_str, set_type, type_ref};
 use super::state::Call;
 use super::update::{Update, update_object};
@@ -29,6 +31,37 @@ fn patch_error(e: PatchError) -> ApiError {
         tracing::debug!(%detail, message = %e.message, "patch failed");
     }
     ApiError::from_status(e.to_status())
+}
+
+/// What kube-apiserver answers when the patched object does not decode
+/// into the kind's type (a field of the wrong type): 422 `Invalid` of
+/// `errors.NewInvalid(schema.GroupKind{}, "", …)` with one cause on `patch`.
+fn undecodable(value: &str, detail: &str) -> ApiError {
+    let body = format!("Invalid value: {}: {detail}", go_quote(value));
+    failure(
+        422,
+        "Invalid",
+        format!(" \"\" is invalid: patch: {body}"),
+        Some(StatusDetails {
+            causes: Some(vec![StatusCause {
+                field: Some("patch".to_owned()),
+                message: Some(body),
+                reason: Some("FieldValueInvalid".to_owned()),
+            }]),
+            ..StatusDetails::default()
+        }),
+    )
+}
+
+/// `checkName`: a patch may not rename the object (400, before validation).
+fn check_name(patched: &Value, name: &str) -> Result<(), ApiError> {
+    let got = meta_str(patched, "name").unwrap_or_default();
+    if got == name {
+        return Ok(());
+    }
+    Err(bad_request(format!(
+        "the name of the object ({got}) does not match the name on the URL ({name})"
+    )))
 }
 
 /// `PATCH …/<name>` and `PATCH …/<name>/status`.
@@ -112,9 +145,18 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
             ),
         }
         .map_err(patch_error)?;
+        if ty != PatchType::Apply
+            && let Some(detail) = def.admission.decode_error(&patched)
+        {
+            return Err(undecodable(
+                &patch::undecodable_value(ty, &call.body, &patched),
+                &detail,
+            ));
+        }
         let pinned = meta_str(&patched, "resourceVersion") != meta_str(&old, "resourceVersion");
         let mut patched: Value = patched;
         set_namespace(def, &mut patched, call.ns())?;
+        check_name(&patched, call.name())?;
         match update_object(
             state,
             Update {
