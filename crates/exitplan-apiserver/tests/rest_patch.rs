@@ -383,4 +383,19 @@ async fn undecodable_patch_results_are_invalid() {
         );
         assert!(status["details"].get("kind").is_none(), "{status}");
     }
+    // A merge patch that is an array replaces the whole document, whose
+    // apiVersion and kind then cannot be read.
+    let (code, _, status) = raw(
+        &server,
+        "PATCH",
+        "/api/v1/namespaces/default/pods/p",
+        &[("content-type", "application/merge-patch+json")],
+        "[1]",
+    )
+    .await;
+    assert_eq!(code, 422, "{status}");
+    assert_eq!(
+        status["message"],
+        r#" "" is invalid: patch: Invalid value: "[1]": couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#
+    );
 }

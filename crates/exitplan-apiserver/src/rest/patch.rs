@@ -53,6 +53,22 @@ fn undecodable(value: &str, detail: &str) -> ApiError {
     )
 }
 
+/// The decoder's error for a patched document that is not an object (a
+/// merge patch that is an array becomes the document): the serializer
+/// cannot even read its `apiVersion` and `kind` (`SimpleMetaFactory`).
+fn not_an_object(patched: &Value) -> Option<String> {
+    let json_type = match patched {
+        Value::Object(_) | Value::Null => return None,
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+    };
+    Some(format!(
+        "couldn't get version/kind; json parse error: json: cannot unmarshal {json_type} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}"
+    ))
+}
+
 /// `checkName`: a patch may not rename the object (400, before validation).
 fn check_name(patched: &Value, name: &str) -> Result<(), ApiError> {
     let got = meta_str(patched, "name").unwrap_or_default();
@@ -146,7 +162,8 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         }
         .map_err(patch_error)?;
         if ty != PatchType::Apply
-            && let Some(detail) = def.admission.decode_error(&patched)
+            && let Some(detail) =
+                not_an_object(&patched).or_else(|| def.admission.decode_error(&patched))
         {
             return Err(undecodable(
                 &patch::undecodable_value(ty, &call.body, &patched),
