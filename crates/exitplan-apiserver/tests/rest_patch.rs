@@ -225,6 +225,27 @@ async fn patch_errors_match_upstream() {
         ),
         (
             SMP,
+            r#"{"spec":{"$setElementOrder/bogus":[]}}"#,
+            500,
+            None,
+            r#"unable to find api field in struct PodSpec for the json field "bogus""#,
+        ),
+        (
+            SMP,
+            r#"{"spec":{"$setElementOrder/nodeName":[]}}"#,
+            500,
+            None,
+            "expected slice or array type, but got: struct",
+        ),
+        (
+            SMP,
+            r#"{"metadata":{"labels":{"$setElementOrder/x":[]}}}"#,
+            500,
+            None,
+            "expected slice or array type, but got: map",
+        ),
+        (
+            SMP,
             r#"{"spec":{"$setElementOrdercontainers":[]}}"#,
             400,
             Some("BadRequest"),

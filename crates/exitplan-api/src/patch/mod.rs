@@ -114,7 +114,44 @@ pub fn strategic_merge_patch(
     original: &Value,
     patch: &[u8],
 ) -> Result<Value, PatchError> {
-    strategic::apply(ty, original, patch)
+    strategic::apply(ty, original, patch, None)
+}
+
+/// [`strategic_merge_patch`] that also knows the kind's Go types (`types`,
+/// starting at the definition `root`), so a `$setElementOrder/<field>`
+/// naming a field the type lacks, or one that is not a list, fails as
+/// upstream's `LookupPatchMetadataForSlice` makes it fail.
+pub fn strategic_merge_patch_typed(
+    ty: TypeRef<'_>,
+    original: &Value,
+    patch: &[u8],
+    types: &dyn GoTypes,
+    root: &str,
+) -> Result<Value, PatchError> {
+    strategic::apply(ty, original, patch, Some((types, root)))
+}
+
+/// A field of a Go API type, as strategic merge patch's lookups
+/// (`LookupPatchMetadataForStruct`, `LookupPatchMetadataForSlice`) see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoField<'a> {
+    /// The struct has no such JSON field.
+    Unknown,
+    /// A slice; the definition of its items when they are structs.
+    List(Option<&'a str>),
+    /// A struct (or a pointer to one): its definition.
+    Struct(&'a str),
+    /// A map; the definition of its values when they are structs.
+    Map(Option<&'a str>),
+    /// Anything else: a string, a number, a boolean, a quantity, a time.
+    Scalar,
+}
+
+/// The Go types behind a kind's JSON, by definition name
+/// (`io.k8s.api.core.v1.PodSpec`; the Go struct is the last segment).
+pub trait GoTypes {
+    /// The JSON field `name` of the struct `definition`.
+    fn field(&self, definition: &str, name: &str) -> GoField<'_>;
 }
 
 /// Server-side apply of `applied` (YAML or JSON) by `manager` onto `live`

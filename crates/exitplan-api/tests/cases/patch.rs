@@ -4,8 +4,9 @@
 //! structured-merge-diff and the apiserver field manager).
 
 use exitplan_api::patch::{
-    PatchError, TypeRef, json_patch, merge_patch, record_update, server_side_apply,
-    server_side_apply_subresource, strategic_merge_patch,
+    GoField, GoTypes, PatchError, TypeRef, json_patch, merge_patch, record_update,
+    server_side_apply, server_side_apply_subresource, strategic_merge_patch,
+    strategic_merge_patch_typed,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -906,6 +907,74 @@ fn smp_error_table() {
         assert_eq!(status.reason.is_none(), reason.is_empty(), "{name}");
         assert!(status.details.is_none(), "{name}");
     }
+}
+
+/// Just enough of the Pod's Go types for the lookups a `$setElementOrder`
+/// list makes.
+struct PodTypes;
+
+impl GoTypes for PodTypes {
+    fn field(&self, definition: &str, name: &str) -> GoField<'_> {
+        match (definition, name) {
+            ("v1.Pod", "metadata") => GoField::Struct("v1.ObjectMeta"),
+            ("v1.Pod", "spec") => GoField::Struct("v1.PodSpec"),
+            ("v1.ObjectMeta", "labels") => GoField::Map(None),
+            ("v1.ObjectMeta", "finalizers") => GoField::List(None),
+            ("v1.ObjectMeta", "name") => GoField::Scalar,
+            ("v1.PodSpec", "containers") => GoField::List(Some("v1.Container")),
+            ("v1.PodSpec", "nodeName") => GoField::Scalar,
+            ("v1.Container", "env") => GoField::List(Some("v1.EnvVar")),
+            ("v1.Container", "name" | "image") => GoField::Scalar,
+            _ => GoField::Unknown,
+        }
+    }
+}
+
+/// With the kind's Go types known, a `$setElementOrder/<field>` must name a
+/// list field of the struct it is in (`LookupPatchMetadataForSlice`): 500
+/// with upstream's texts otherwise; without them nothing is checked.
+#[test]
+fn smp_set_element_order_field_lookup() {
+    let typed = |patch: Value| {
+        strategic_merge_patch_typed(
+            POD,
+            &pod(),
+            patch.to_string().as_bytes(),
+            &PodTypes,
+            "v1.Pod",
+        )
+        .map_err(|e| (e.code, e.reason, e.message))
+    };
+    for (patch, message) in [
+        (
+            json!({"spec": {"$setElementOrder/bogus": []}}),
+            "unable to find api field in struct PodSpec for the json field \"bogus\"",
+        ),
+        (
+            json!({"spec": {"$setElementOrder/nodeName": []}}),
+            "expected slice or array type, but got: struct",
+        ),
+        (
+            json!({"metadata": {"labels": {"$setElementOrder/x": []}}}),
+            "expected slice or array type, but got: map",
+        ),
+        (
+            json!({"spec": {"containers": [{"name": "a", "$setElementOrder/bogus": []}]}}),
+            "unable to find api field in struct Container for the json field \"bogus\"",
+        ),
+    ] {
+        assert_eq!(
+            typed(patch.clone()),
+            Err((500, String::new(), message.to_owned())),
+            "{patch}"
+        );
+        assert!(smp(POD, &pod(), patch.clone()).is_ok(), "untyped: {patch}");
+    }
+    let got = typed(json!({"spec": {"containers": [{"name": "a",
+        "$setElementOrder/env": [{"name": "NEW"}, {"name": "OLD"}],
+        "env": [{"name": "NEW", "value": "1"}]}]}}))
+    .expect("a list field orders");
+    assert_eq!(names(&got["spec"]["containers"][0]["env"]), ["NEW", "OLD"]);
 }
 
 /// A strategic merge patch body that is not JSON: Go's syntax error, 400

@@ -5,7 +5,7 @@
 use axum::http::header::CONTENT_TYPE;
 use axum::response::Response;
 use exitplan_api::field::go_quote;
-use exitplan_api::patch::{self, PatchError, PatchType};
+use exitplan_api::patch::{self, GoField, GoTypes, PatchError, PatchType};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{StatusCause, StatusDetails};
 use serde_json::Value;
 
@@ -14,6 +14,7 @@ use super::errors::{ApiError, bad_request, failure, invalid_options, unsupported
 use super::meta::{meta_mut, meta_str, set_type, type_ref};
 use super::state::Call;
 use super::update::{Update, update_object};
+use crate::discovery::openapi::{DEFINITIONS, definition_name};
 
 /// The patch media types, in upstream's order.
 pub const PATCH_TYPES: &[&str] = &[
@@ -78,6 +79,41 @@ fn check_name(patched: &Value, name: &str) -> Result<(), ApiError> {
     Err(bad_request(format!(
         "the name of the object ({got}) does not match the name on the URL ({name})"
     )))
+}
+
+/// The Go types of the served kinds, as the OpenAPI definitions describe
+/// them (a `$ref`, an `allOf` of one, `items`, `additionalProperties`).
+struct OpenApiTypes;
+
+/// The definition a schema refers to, if it is a struct (has properties).
+fn struct_ref(schema: &'static Value) -> Option<&'static str> {
+    let target = schema
+        .get("$ref")
+        .or_else(|| schema.get("allOf")?.get(0)?.get("$ref"))?
+        .as_str()?;
+    let defs: &'static serde_json::Map<String, Value> = &DEFINITIONS;
+    let (name, def) = defs.get_key_value(target.rsplit('/').next()?)?;
+    def.get("properties").is_some().then_some(name.as_str())
+}
+
+impl GoTypes for OpenApiTypes {
+    fn field(&self, definition: &str, name: &str) -> GoField<'_> {
+        let defs: &'static serde_json::Map<String, Value> = &DEFINITIONS;
+        let Some(prop) = defs
+            .get(definition)
+            .and_then(|d| d.get("properties"))
+            .and_then(|p| p.get(name))
+        else {
+            return GoField::Unknown;
+        };
+        if let Some(items) = prop.get("items") {
+            return GoField::List(struct_ref(items));
+        }
+        if let Some(values) = prop.get("additionalProperties") {
+            return GoField::Map(struct_ref(values));
+        }
+        struct_ref(prop).map_or(GoField::Scalar, GoField::Struct)
+    }
 }
 
 /// `PATCH …/<name>` and `PATCH …/<name>/status`.
@@ -149,7 +185,13 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         let patched = match ty {
             PatchType::Json => patch::json_patch(&old, &call.body),
             PatchType::Merge => patch::merge_patch(&old, &call.body),
-            PatchType::Strategic => patch::strategic_merge_patch(type_ref(def), &old, &call.body),
+            PatchType::Strategic => patch::strategic_merge_patch_typed(
+                type_ref(def),
+                &old,
+                &call.body,
+                &OpenApiTypes,
+                &definition_name(def),
+            ),
             PatchType::Apply => patch::server_side_apply_subresource(
                 type_ref(def),
                 Some(&old),
