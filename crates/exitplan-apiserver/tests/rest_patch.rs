@@ -420,3 +420,24 @@ async fn undecodable_patch_results_are_invalid() {
         r#" "" is invalid: patch: Invalid value: "[1]": couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#
     );
 }
+
+/// The `$setElementOrder` lists kubectl sends name list fields the kinds'
+/// definitions know, at every level (the object, its metadata, list items).
+#[tokio::test(start_paused = true)]
+async fn set_element_order_of_known_list_fields() {
+    let (server, _pods) = setup().await;
+    let (code, _, body) = raw(
+        &server,
+        "PATCH",
+        "/api/v1/namespaces/default/pods/p",
+        &[("content-type", "application/strategic-merge-patch+json")],
+        r#"{"metadata":{"$setElementOrder/finalizers":["a.example.com/f"],"finalizers":["a.example.com/f"]},
+            "spec":{"$setElementOrder/containers":[{"name":"c"}],
+                    "containers":[{"name":"c","image":"busybox:2",
+                                   "$setElementOrder/env":[]}]}}"#,
+    )
+    .await;
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["spec"]["containers"][0]["image"], "busybox:2");
+    assert_eq!(body["metadata"]["finalizers"][0], "a.example.com/f");
+}

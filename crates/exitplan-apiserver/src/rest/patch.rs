@@ -185,13 +185,21 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         let patched = match ty {
             PatchType::Json => patch::json_patch(&old, &call.body),
             PatchType::Merge => patch::merge_patch(&old, &call.body),
-            PatchType::Strategic => patch::strategic_merge_patch_typed(
-                type_ref(def),
-                &old,
-                &call.body,
-                &OpenApiTypes,
-                &definition_name(def),
-            ),
+            PatchType::Strategic => {
+                // Without the kind's definition nothing can be looked up.
+                let root = definition_name(def);
+                if DEFINITIONS.contains_key(&root) {
+                    patch::strategic_merge_patch_typed(
+                        type_ref(def),
+                        &old,
+                        &call.body,
+                        &OpenApiTypes,
+                        &root,
+                    )
+                } else {
+                    patch::strategic_merge_patch(type_ref(def), &old, &call.body)
+                }
+            }
             PatchType::Apply => patch::server_side_apply_subresource(
                 type_ref(def),
                 Some(&old),
