@@ -358,6 +358,61 @@ fn container_resource_claims() {
     ]);
 }
 
+/// `validatePodResourceClaim` (`TestValidatePodSpec`'s resource claim
+/// cases): exactly one source, each a subdomain.
+#[test]
+fn pod_resource_claim_sources() {
+    run(&[
+        (
+            "template source",
+            json!({
+                "resourceClaims": [{"name": "my-claim", "resourceClaimTemplateName": "my-template"}]
+            }),
+            &[],
+        ),
+        (
+            "no source",
+            json!({
+                "resourceClaims": [{"name": "my-claim"}]
+            }),
+            &[(
+                Invalid,
+                "spec.resourceClaims[0]",
+                "Invalid value: {\"name\":\"my-claim\"}: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+            )],
+        ),
+        (
+            "both sources",
+            json!({
+                "resourceClaims": [{"name": "my-claim", "resourceClaimName": "c", "resourceClaimTemplateName": "t"}]
+            }),
+            &[(
+                Invalid,
+                "spec.resourceClaims[0]",
+                "Invalid value: {\"name\":\"my-claim\",\"resourceClaimName\":\"c\",\"resourceClaimTemplateName\":\"t\"}: at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified",
+            )],
+        ),
+        (
+            "invalid names",
+            json!({
+                "resourceClaims": [{"name": "a", "resourceClaimName": "X_"}, {"name": "b", "resourceClaimTemplateName": "Y_"}]
+            }),
+            &[
+                (
+                    Invalid,
+                    "spec.resourceClaims[0].resourceClaimName",
+                    "Invalid value: \"X_\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                ),
+                (
+                    Invalid,
+                    "spec.resourceClaims[1].resourceClaimTemplateName",
+                    "Invalid value: \"Y_\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                ),
+            ],
+        ),
+    ]);
+}
+
 /// `validateWindows` (`TestValidateWindowsPodSecurityContext` and the
 /// windows cases of `TestValidatePodSpec`).
 #[test]

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use k8s_openapi::api::core::v1::{PodDNSConfig, PodSpec, PodTemplateSpec};
+use k8s_openapi::api::core::v1::{PodDNSConfig, PodResourceClaim, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::PodValidationOptions;
@@ -128,6 +128,45 @@ fn validate_dns_config(config: Option<&PodDNSConfig>, policy: &str, path: &Path)
     errs
 }
 
+/// The source part of `validatePodResourceClaim`: exactly one of
+/// `resourceClaimName` and `resourceClaimTemplateName`, each a subdomain.
+fn validate_claim_source(c: &PodResourceClaim, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let (name, template) = (
+        c.resource_claim_name.as_deref(),
+        c.resource_claim_template_name.as_deref(),
+    );
+    if name.is_some() && template.is_some() {
+        errs.push(Error::invalid(
+            path,
+            BadValue::Json(render::json(c)),
+            "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified",
+        ));
+    }
+    if name.is_none() && template.is_none() {
+        errs.push(Error::invalid(
+            path,
+            BadValue::Json(render::json(c)),
+            "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+        ));
+    }
+    if let Some(n) = name {
+        errs.append(invalid_each(
+            &path.child("resourceClaimName"),
+            n,
+            formats::is_dns1123_subdomain(n),
+        ));
+    }
+    if let Some(t) = template {
+        errs.append(invalid_each(
+            &path.child("resourceClaimTemplateName"),
+            t,
+            formats::is_dns1123_subdomain(t),
+        ));
+    }
+    errs
+}
+
 fn validate_host_network_deps(
     spec: &PodSpec,
     path: &Path,
@@ -225,6 +264,7 @@ pub fn validate_pod_spec(
         } else {
             errs.append(validate_dns1123_label(&p.child("name"), &c.name));
         }
+        errs.append(validate_claim_source(c, &p));
     }
     let restart_policy = spec.restart_policy.as_deref().unwrap_or_default();
     let ctx = SpecContext {
