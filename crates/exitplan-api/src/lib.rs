@@ -46,6 +46,7 @@ pub mod meta;
 pub mod nonnegative;
 pub mod patch;
 pub mod policy;
+pub mod quantities;
 pub mod render;
 pub mod selector;
 pub mod status;

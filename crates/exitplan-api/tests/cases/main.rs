@@ -12,6 +12,7 @@ mod job_validation;
 mod patch;
 mod pdb_validation;
 mod pod_responders;
+mod pod_spec_validation;
 mod pod_validation;
 mod sort;
 mod support;
