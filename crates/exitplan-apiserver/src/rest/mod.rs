@@ -29,6 +29,7 @@ pub mod patch;
 pub mod protobuf;
 pub mod query;
 pub mod request;
+pub mod resourceversion;
 pub mod respond;
 pub mod router;
 pub mod state;
