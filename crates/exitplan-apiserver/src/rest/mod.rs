@@ -16,6 +16,7 @@ pub mod auth;
 pub mod binding;
 pub mod create;
 pub mod delete;
+pub mod duplicates;
 pub mod errors;
 pub mod eviction;
 pub mod fieldvalidation;

@@ -178,6 +178,12 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
     call.query.validate_field_manager("UpdateOptions")?;
     let mut new = decode_body(call.def, &call.body)?;
+    let warnings = super::fieldvalidation::check(
+        super::fieldvalidation::directive(&call.query)?,
+        call.def,
+        &call.body,
+        &new,
+    )?;
     let body_name = meta_str(&new, "name").unwrap_or_default().to_owned();
     if body_name != call.name() {
         return Err(bad_request(format!(
@@ -185,11 +191,6 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
             call.name()
         )));
     }
-    let warnings = super::fieldvalidation::check(
-        super::fieldvalidation::directive(&call.query)?,
-        call.def,
-        &new,
-    )?;
     super::create::set_namespace(call.def, &mut new, call.ns())?;
     let manager = field_manager(&call.query, &call.headers);
     let stored = match current(&call.state, call.def, call.ns(), call.name()) {
