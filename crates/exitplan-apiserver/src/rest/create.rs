@@ -183,12 +183,12 @@ pub async fn create(call: &Call) -> Result<Response, ApiError> {
         return Err(method_not_allowed());
     }
     let dry_run = call.query.dry_run()?;
-    call.query.validate_field_manager("CreateOptions")?;
+    call.query.validate_write_options("CreateOptions")?;
     let mut obj = decode_body(call.def, &call.body)?;
     // The body's strict decoding comes first; the storage's refusal of a
     // resourceVersion much later.
     let warnings = super::fieldvalidation::check(
-        super::fieldvalidation::directive(&call.query)?,
+        super::fieldvalidation::directive(&call.query),
         call.def,
         &call.body,
         &obj,

@@ -54,15 +54,14 @@ pub enum Directive {
     Ignore,
 }
 
-/// Parses `fieldValidation` (400 for other values, like upstream).
-pub fn directive(query: &Query) -> Result<Directive, ApiError> {
+/// The `fieldValidation` directive (`Warn` when unset). Other values never
+/// get here: they fail the write options
+/// ([`super::query::Query::validate_write_options`]).
+pub fn directive(query: &Query) -> Directive {
     match query.non_empty("fieldValidation") {
-        None | Some("Warn") => Ok(Directive::Warn),
-        Some("Strict") => Ok(Directive::Strict),
-        Some("Ignore") => Ok(Directive::Ignore),
-        Some(other) => Err(bad_request(format!(
-            "fieldValidation parameter unsupported: {other}"
-        ))),
+        Some("Strict") => Directive::Strict,
+        Some("Ignore") => Directive::Ignore,
+        _ => Directive::Warn,
     }
 }
 
@@ -220,8 +219,8 @@ const JSON_PATCH_OP_FIELDS: &[&str] = &["op", "path", "from", "value"];
 
 impl PatchCheck {
     /// Reads the directive and scans the patch body.
-    pub fn new(query: &Query, ty: PatchType, body: &[u8]) -> Result<Self, ApiError> {
-        let directive = directive(query)?;
+    pub fn new(query: &Query, ty: PatchType, body: &[u8]) -> Self {
+        let directive = directive(query);
         // Apply bodies are always scanned: accepted repeated keys are
         // resolved before the YAML parser sees them.
         let body = if directive == Directive::Ignore && ty != PatchType::Apply {
@@ -245,11 +244,11 @@ impl PatchCheck {
                     .collect(),
             }
         };
-        Ok(PatchCheck {
+        PatchCheck {
             directive,
             ty,
             body: dedupe(body),
-        })
+        }
     }
 
     /// The apply body to decode: the body itself, or — when it repeats keys
@@ -509,20 +508,20 @@ mod tests {
         ];
         for ty in [PatchType::Merge, PatchType::Strategic] {
             let q = Query::parse(Some("fieldValidation=Strict"));
-            let c = PatchCheck::new(&q, ty, patch.as_bytes()).expect("directive");
+            let c = PatchCheck::new(&q, ty, patch.as_bytes());
             let e = c.check(pods(), &patched).expect_err("strict");
             assert_eq!((e.code(), e.reason()), (400, "BadRequest"));
             assert_eq!(
                 e.status.message.as_deref(),
                 Some(format!("strict decoding error: {}", want.join(", ")).as_str())
             );
-            let c = PatchCheck::new(&Query::default(), ty, patch.as_bytes()).expect("warn");
+            let c = PatchCheck::new(&Query::default(), ty, patch.as_bytes());
             assert_eq!(
                 c.check(pods(), &patched).ok(),
                 Some(want.map(str::to_owned).to_vec())
             );
             let q = Query::parse(Some("fieldValidation=Ignore"));
-            let c = PatchCheck::new(&q, ty, patch.as_bytes()).expect("ignore");
+            let c = PatchCheck::new(&q, ty, patch.as_bytes());
             assert_eq!(c.check(pods(), &patched).ok(), Some(Vec::new()));
         }
     }
@@ -543,8 +542,7 @@ mod tests {
             "spec": {"unknown1": "val1", "unknown3": "val1", "hostNetwork": true,
                      "containers": [{"name": "c", "image": "i"}]}
         });
-        let c =
-            PatchCheck::new(&Query::default(), PatchType::Json, patch.as_bytes()).expect("warn");
+        let c = PatchCheck::new(&Query::default(), PatchType::Json, patch.as_bytes());
         assert_eq!(
             c.check(pods(), &patched).expect("warn"),
             [
@@ -563,7 +561,7 @@ mod tests {
     fn apply_patches_report_repeated_keys_by_line() {
         let body = "{\n\"apiVersion\": \"v1\",\n\"kind\": \"Pod\",\n\"metadata\": {\"name\": \"p\"},\n\"spec\": {\n  \"hostNetwork\": false,\n  \"hostNetwork\": true,\n  \"containers\": [{\"name\": \"c\", \"image\": \"a\", \"image\": \"b\"}]\n}}";
         let q = Query::parse(Some("fieldValidation=Strict"));
-        let c = PatchCheck::new(&q, PatchType::Apply, body.as_bytes()).expect("strict");
+        let c = PatchCheck::new(&q, PatchType::Apply, body.as_bytes());
         let e = c.apply_body(body.as_bytes()).expect_err("strict");
         assert_eq!((e.code(), e.reason()), (400, "BadRequest"));
         assert_eq!(
@@ -572,8 +570,7 @@ mod tests {
                 "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"hostNetwork\" already set in map\n  line 8: key \"image\" already set in map"
             )
         );
-        let c =
-            PatchCheck::new(&Query::default(), PatchType::Apply, body.as_bytes()).expect("warn");
+        let c = PatchCheck::new(&Query::default(), PatchType::Apply, body.as_bytes());
         let decoded: Value =
             serde_json::from_slice(&c.apply_body(body.as_bytes()).expect("warn")).expect("json");
         assert_eq!(decoded["spec"]["hostNetwork"], true);
@@ -587,7 +584,7 @@ mod tests {
         );
         // A body without repeated keys is passed on unchanged.
         let plain = br#"{"a": 1}"#;
-        let c = PatchCheck::new(&q, PatchType::Apply, plain).expect("strict");
+        let c = PatchCheck::new(&q, PatchType::Apply, plain);
         assert_eq!(c.apply_body(plain).expect("plain").as_ref(), plain);
     }
 

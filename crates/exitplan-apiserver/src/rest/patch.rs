@@ -42,7 +42,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         return Err(unsupported_media_type(PATCH_TYPES));
     };
     let dry_run = call.query.dry_run()?;
-    call.query.validate_field_manager("PatchOptions")?;
+    call.query.validate_write_options("PatchOptions")?;
     let force = call.query.flag("force")?;
     let manager = call.query.non_empty("fieldManager").map(str::to_owned);
     if ty == PatchType::Apply && manager.is_none() {
@@ -62,7 +62,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         ));
     }
     let manager = manager.unwrap_or_else(|| super::meta::field_manager(&call.query, &call.headers));
-    let strict = super::fieldvalidation::PatchCheck::new(&call.query, ty, &call.body)?;
+    let strict = super::fieldvalidation::PatchCheck::new(&call.query, ty, &call.body);
     let state = &call.state;
     let def = call.def;
     let key = def.key(call.ns(), call.name());

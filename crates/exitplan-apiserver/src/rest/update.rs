@@ -176,10 +176,10 @@ pub fn allows_create_on_update(def: &ResourceDef) -> bool {
 /// `PUT …/<name>` and `PUT …/<name>/status`.
 pub async fn update(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
-    call.query.validate_field_manager("UpdateOptions")?;
+    call.query.validate_write_options("UpdateOptions")?;
     let mut new = decode_body(call.def, &call.body)?;
     let warnings = super::fieldvalidation::check(
-        super::fieldvalidation::directive(&call.query)?,
+        super::fieldvalidation::directive(&call.query),
         call.def,
         &call.body,
         &new,
