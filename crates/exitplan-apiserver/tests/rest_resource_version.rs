@@ -247,3 +247,70 @@ async fn a_limited_list_at_a_resource_version_is_exact() {
     .await;
     assert_eq!(list["items"].as_array().map(Vec::len), Some(2));
 }
+
+/// An update's `metadata.resourceVersion` is read as a number by the store
+/// (`ObjectResourceVersion`): not a number is its plain error (500, no
+/// reason), a number is compared as a number.
+#[tokio::test]
+async fn update_preconditions_read_the_resource_version_as_a_number() {
+    let server = support::server().await;
+    let rv = create_pod(&server, "p").await;
+    let mut pod = support::pod("p");
+    for (text, code, message) in [
+        (
+            "abc",
+            500,
+            "strconv.ParseUint: parsing \"abc\": invalid syntax",
+        ),
+        (
+            "-1",
+            500,
+            "strconv.ParseUint: parsing \"-1\": invalid syntax",
+        ),
+        (
+            "1",
+            409,
+            "Operation cannot be fulfilled on pods \"p\": the object has been modified; please apply your changes to the latest version and try again",
+        ),
+    ] {
+        pod["metadata"]["resourceVersion"] = text.into();
+        let (got, _, status) = raw(
+            &server,
+            "PUT",
+            &format!("{PODS}/p"),
+            &[("content-type", "application/json")],
+            &pod.to_string(),
+        )
+        .await;
+        assert_eq!(got, code, "{text}: {status}");
+        assert_eq!(status["message"], message, "{text}");
+        if code == 500 {
+            assert!(status.get("reason").is_none(), "{status}");
+        }
+    }
+    let (code, _, status) = raw(
+        &server,
+        "PATCH",
+        &format!("{PODS}/p"),
+        &[("content-type", "application/merge-patch+json")],
+        r#"{"metadata":{"resourceVersion":"abc"}}"#,
+    )
+    .await;
+    assert_eq!(code, 500, "{status}");
+    assert_eq!(
+        status["message"],
+        "strconv.ParseUint: parsing \"abc\": invalid syntax"
+    );
+    // Leading zeros are the same number.
+    pod["metadata"]["resourceVersion"] = format!("00{rv}").into();
+    pod["metadata"]["labels"]["x"] = "y".into();
+    let (code, _, status) = raw(
+        &server,
+        "PUT",
+        &format!("{PODS}/p"),
+        &[("content-type", "application/json")],
+        &pod.to_string(),
+    )
+    .await;
+    assert_eq!(code, 200, "{status}");
+}

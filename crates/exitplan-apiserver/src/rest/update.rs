@@ -93,11 +93,17 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         .unwrap_or_default()
         .to_owned();
     let current_rv = current.revision.to_string();
-    match meta_str(&new, "resourceVersion").filter(|v| !v.is_empty()) {
-        Some(rv) if rv != current_rv => {
-            return Err(conflict_modified(def.group, def.plural, &name));
+    // The store reads the object's resourceVersion as a number
+    // (`APIObjectVersioner.ObjectResourceVersion`): one that is not a number
+    // is its plain error, a 500 with no reason; another number is stale.
+    if let Some(rv) = meta_str(&new, "resourceVersion").filter(|v| !v.is_empty()) {
+        match super::resourceversion::parse_uint(rv) {
+            Err(e) => return Err(super::errors::failure(500, "", e, None)),
+            Ok(n) if n != current.revision => {
+                return Err(conflict_modified(def.group, def.plural, &name));
+            }
+            Ok(_) => {}
         }
-        _ => {}
     }
     let old = match old {
         Some(old) => old,
