@@ -310,3 +310,36 @@ async fn apply_reports_repeated_keys_by_line() {
     )
     .await;
 }
+
+/// The raw-body scan stops where serde_json would: a body nested a million
+/// levels deep is refused as undecodable, never followed down.
+#[tokio::test]
+async fn deeply_nested_bodies_are_refused_not_followed() {
+    let server = support::server().await;
+    let (code, _, _) = raw(&server, "POST", PODS, JSON, &support::pod("p").to_string()).await;
+    assert_eq!(code, 201);
+    let deep = format!("{{\"a\":1,\"a\":2,\"b\":{}", "[".repeat(1_000_000));
+    for content_type in [
+        "application/merge-patch+json",
+        "application/strategic-merge-patch+json",
+        "application/json-patch+json",
+        "application/apply-patch+yaml",
+    ] {
+        let (code, _, status) = raw(
+            &server,
+            "PATCH",
+            &format!("{PODS}/p?fieldManager=m&fieldValidation=Strict"),
+            &[("content-type", content_type)],
+            &deep,
+        )
+        .await;
+        assert!(
+            (400..500).contains(&code),
+            "{content_type}: {code} {status}"
+        );
+    }
+    for (method, uri) in [("POST", PODS.to_owned()), ("PUT", format!("{PODS}/p"))] {
+        let (code, _, status) = raw(&server, method, &uri, JSON, &deep).await;
+        assert_eq!(code, 400, "{method}: {status}");
+    }
+}

@@ -4,9 +4,9 @@
 //! (`duplicate field "spec.paused"` from sigs.k8s.io/json; `line 10: key
 //! "paused" already set in map` from the YAML decoder of apply bodies).
 //!
-//! Only called on bodies serde_json has already accepted, so the scanner
-//! need not explain syntax errors: on anything it does not understand it
-//! stops and returns what it found so far.
+//! The scanner need not explain syntax errors (serde_json or the patch
+//! decoders do): on anything it does not understand, or nesting deeper than
+//! serde_json accepts, it stops and returns what it found so far.
 
 /// One key of an object, where it stands in the document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,12 +22,17 @@ pub struct KeyAt {
     pub key: String,
 }
 
+/// How deep the scanner follows nesting: serde_json's own recursion limit,
+/// so every body the server decodes is scanned whole.
+const MAX_DEPTH: usize = 128;
+
 /// Every key of `json`, in document order.
 pub fn keys(json: &[u8]) -> Vec<KeyAt> {
     let mut s = Scanner {
         bytes: json,
         pos: 0,
         line: 1,
+        depth: 0,
         out: Vec::new(),
     };
     s.value("");
@@ -43,6 +48,7 @@ struct Scanner<'a> {
     bytes: &'a [u8],
     pos: usize,
     line: usize,
+    depth: usize,
     out: Vec<KeyAt>,
 }
 
@@ -82,8 +88,19 @@ impl Scanner<'_> {
     fn value(&mut self, path: &str) -> Option<()> {
         self.skip_ws();
         match self.peek()? {
-            b'{' => self.object(path),
-            b'[' => self.array(path),
+            b'{' | b'[' if self.depth == MAX_DEPTH => None,
+            b'{' => {
+                self.depth += 1;
+                let r = self.object(path);
+                self.depth -= 1;
+                r
+            }
+            b'[' => {
+                self.depth += 1;
+                let r = self.array(path);
+                self.depth -= 1;
+                r
+            }
             b'"' => self.string().map(|_| ()),
             _ => {
                 // A number or a literal: up to the next delimiter.
@@ -260,5 +277,18 @@ mod tests {
         }
         // What came before the damage is still reported.
         assert_eq!(dup_paths(r#"{"a":1,"a":2,"b":"#), ["a"]);
+    }
+
+    #[test]
+    fn follows_nesting_as_deep_as_serde_json_and_no_deeper() {
+        // Deep bodies serde_json decodes are scanned whole.
+        let deep = format!("{}{{\"k\":1,\"k\":2}}{}", "[".repeat(100), "]".repeat(100));
+        assert!(serde_json::from_str::<serde_json::Value>(&deep).is_ok());
+        assert_eq!(dup_paths(&deep), [format!("{}.k", "[0]".repeat(100))]);
+        // A hostile body a million levels deep stops the scan, not the server.
+        let hostile = "[".repeat(1_000_000);
+        assert!(keys(hostile.as_bytes()).is_empty());
+        let hostile = format!("{{\"a\":1,\"a\":2,\"b\":{}", "{\"c\":".repeat(500_000));
+        assert_eq!(dup_paths(&hostile), ["a"]);
     }
 }
