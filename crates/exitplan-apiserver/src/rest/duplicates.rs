@@ -291,4 +291,53 @@ mod tests {
         let hostile = format!("{{\"a\":1,\"a\":2,\"b\":{}", "{\"c\":".repeat(500_000));
         assert_eq!(dup_paths(&hostile), ["a"]);
     }
+
+    fn count_keys(v: &serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Object(m) => m.len() + m.values().map(count_keys).sum::<usize>(),
+            serde_json::Value::Array(a) => a.iter().map(count_keys).sum(),
+            _ => 0,
+        }
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            "[a-z\"\\\\{}\\[\\],:\u{e9}\n ]{0,6}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(5, 64, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::from),
+                proptest::collection::btree_map("[a-z\"{}.\u{e9}]{0,4}", inner, 0..5)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Any document serde_json writes (so without repeated keys), compact
+        /// or pretty: every key found once, none repeated, each on its line.
+        #[test]
+        fn finds_every_key_of_any_document(value in json_value()) {
+            for text in [
+                serde_json::to_string(&value).expect("json"),
+                serde_json::to_string_pretty(&value).expect("json"),
+            ] {
+                let found = keys(text.as_bytes());
+                proptest::prop_assert_eq!(found.len(), count_keys(&value));
+                proptest::prop_assert!(found.iter().all(|k| !k.duplicate));
+                let lines: Vec<&str> = text.lines().collect();
+                for k in &found {
+                    let quoted = serde_json::to_string(&k.key).expect("json");
+                    proptest::prop_assert!(
+                        lines.get(k.line - 1).is_some_and(|l| l.contains(&quoted)),
+                        "{} not on line {}", quoted, k.line
+                    );
+                }
+            }
+        }
+    }
 }
