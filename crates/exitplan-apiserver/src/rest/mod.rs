@@ -9,7 +9,7 @@
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`].
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`],
-//!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown fields), [`meta`] (UIDs, managers), [`respond`],
+//!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
 
 pub mod auth;
