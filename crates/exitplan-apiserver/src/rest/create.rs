@@ -183,19 +183,22 @@ pub async fn create(call: &Call) -> Result<Response, ApiError> {
         return Err(method_not_allowed());
     }
     let dry_run = call.query.dry_run()?;
-    call.query.validate_field_manager("CreateOptions")?;
+    call.query.validate_write_options("CreateOptions")?;
     let mut obj = decode_body(call.def, &call.body)?;
+    // The body's strict decoding comes first; the storage's refusal of a
+    // resourceVersion much later.
+    let warnings = super::fieldvalidation::check(
+        super::fieldvalidation::directive(&call.query),
+        call.def,
+        &call.body,
+        &obj,
+    )?;
     if meta_str(&obj, "resourceVersion").is_some_and(|v| !v.is_empty()) {
         // etcd3 store's Create refuses it with a plain error (HTTP 500).
         return Err(super::errors::internal(
             "resourceVersion should not be set on objects to be created",
         ));
     }
-    let warnings = super::fieldvalidation::check(
-        super::fieldvalidation::directive(&call.query)?,
-        call.def,
-        &obj,
-    )?;
     set_namespace(call.def, &mut obj, call.ns())?;
     let manager = field_manager(&call.query, &call.headers);
     let created = create_object(&call.state, call.def, obj, &manager, dry_run, true).await?;

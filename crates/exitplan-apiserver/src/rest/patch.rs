@@ -127,7 +127,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         return Err(unsupported_media_type(PATCH_TYPES));
     };
     let dry_run = call.query.dry_run()?;
-    call.query.validate_field_manager("PatchOptions")?;
+    call.query.validate_write_options("PatchOptions")?;
     let force = call.query.flag("force")?;
     let manager = call.query.non_empty("fieldManager").map(str::to_owned);
     if ty == PatchType::Apply && manager.is_none() {
@@ -147,6 +147,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         ));
     }
     let manager = manager.unwrap_or_else(|| super::meta::field_manager(&call.query, &call.headers));
+    let strict = super::fieldvalidation::PatchCheck::new(&call.query, ty, &call.body);
     let state = &call.state;
     let def = call.def;
     let key = def.key(call.ns(), call.name());
@@ -157,9 +158,11 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
             if ty != PatchType::Apply || call.subresource.is_some() {
                 return Err(super::errors::not_found(def.group, def.plural, call.name()));
             }
+            let body = strict.apply_body(&call.body)?;
             let mut obj =
-                patch::server_side_apply(type_ref(def), None, &call.body, &manager, force, now)
+                patch::server_side_apply(type_ref(def), None, &body, &manager, force, now)
                     .map_err(patch_error)?;
+            let warnings = strict.check(def, &obj)?;
             if meta_str(&obj, "name").is_some_and(|n| n != call.name()) {
                 return Err(super::errors::bad_request(format!(
                     "the name of the object ({}) does not match the name on the URL ({})",
@@ -173,7 +176,12 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                 meta.entry("name").or_insert_with(|| call.name().into());
             }
             match create_object(state, def, obj, &manager, dry_run, false).await {
-                Ok(created) => return created.render(call, 201),
+                Ok(created) => {
+                    return Ok(super::fieldvalidation::warn(
+                        created.render(call, 201)?,
+                        &warnings,
+                    ));
+                }
                 Err(e) if e.reason() == "AlreadyExists" => {
                     last_err = Some(e);
                     continue;
@@ -182,9 +190,10 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
             }
         };
         let old = super::meta::served(def, current.value()?);
+        let body = strict.apply_body(&call.body)?;
         let patched = match ty {
-            PatchType::Json => patch::json_patch(&old, &call.body),
-            PatchType::Merge => patch::merge_patch(&old, &call.body),
+            PatchType::Json => patch::json_patch(&old, &body),
+            PatchType::Merge => patch::merge_patch(&old, &body),
             PatchType::Strategic => {
                 // Without the kind's definition nothing can be looked up.
                 let root = definition_name(def);
@@ -192,18 +201,18 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                     patch::strategic_merge_patch_typed(
                         type_ref(def),
                         &old,
-                        &call.body,
+                        &body,
                         &OpenApiTypes,
                         &root,
                     )
                 } else {
-                    patch::strategic_merge_patch(type_ref(def), &old, &call.body)
+                    patch::strategic_merge_patch(type_ref(def), &old, &body)
                 }
             }
             PatchType::Apply => patch::server_side_apply_subresource(
                 type_ref(def),
                 Some(&old),
-                &call.body,
+                &body,
                 &manager,
                 call.subresource.as_deref(),
                 force,
@@ -220,6 +229,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                 &detail,
             ));
         }
+        let warnings = strict.check(def, &patched)?;
         let pinned = meta_str(&patched, "resourceVersion") != meta_str(&old, "resourceVersion");
         let mut patched: Value = patched;
         set_namespace(def, &mut patched, call.ns())?;
@@ -239,7 +249,12 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         )
         .await
         {
-            Ok(updated) => return updated.render(call, 200),
+            Ok(updated) => {
+                return Ok(super::fieldvalidation::warn(
+                    updated.render(call, 200)?,
+                    &warnings,
+                ));
+            }
             // The object moved on under a patch that did not pin a
             // resourceVersion: apply the patch again to the new state.
             Err(e) if e.reason() == "Conflict" && !pinned => last_err = Some(e),

@@ -93,11 +93,17 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         .unwrap_or_default()
         .to_owned();
     let current_rv = current.revision.to_string();
-    match meta_str(&new, "resourceVersion").filter(|v| !v.is_empty()) {
-        Some(rv) if rv != current_rv => {
-            return Err(conflict_modified(def.group, def.plural, &name));
+    // The store reads the object's resourceVersion as a number
+    // (`APIObjectVersioner.ObjectResourceVersion`): one that is not a number
+    // is its plain error, a 500 with no reason; another number is stale.
+    if let Some(rv) = meta_str(&new, "resourceVersion").filter(|v| !v.is_empty()) {
+        match super::resourceversion::parse_uint(rv) {
+            Err(e) => return Err(super::errors::failure(500, "", e, None)),
+            Ok(n) if n != current.revision => {
+                return Err(conflict_modified(def.group, def.plural, &name));
+            }
+            Ok(_) => {}
         }
-        _ => {}
     }
     let old = match old {
         Some(old) => old,
@@ -176,8 +182,14 @@ pub fn allows_create_on_update(def: &ResourceDef) -> bool {
 /// `PUT …/<name>` and `PUT …/<name>/status`.
 pub async fn update(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
-    call.query.validate_field_manager("UpdateOptions")?;
+    call.query.validate_write_options("UpdateOptions")?;
     let mut new = decode_body(call.def, &call.body)?;
+    let warnings = super::fieldvalidation::check(
+        super::fieldvalidation::directive(&call.query),
+        call.def,
+        &call.body,
+        &new,
+    )?;
     let body_name = meta_str(&new, "name").unwrap_or_default().to_owned();
     if body_name != call.name() {
         return Err(bad_request(format!(
@@ -185,11 +197,6 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
             call.name()
         )));
     }
-    let warnings = super::fieldvalidation::check(
-        super::fieldvalidation::directive(&call.query)?,
-        call.def,
-        &new,
-    )?;
     super::create::set_namespace(call.def, &mut new, call.ns())?;
     let manager = field_manager(&call.query, &call.headers);
     let stored = match current(&call.state, call.def, call.ns(), call.name()) {

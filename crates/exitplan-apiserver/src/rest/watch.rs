@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use super::errors::{ApiError, status_json};
 use super::get::is_typed;
-use super::list::{ReadAt, Selectors, parse_rv};
+use super::list::{ReadAt, Selectors};
 use super::meta::served;
 use super::negotiate::{Output, output};
 use super::state::{Call, State};
@@ -252,11 +252,15 @@ fn random_u64() -> u64 {
 pub async fn watch(call: &Call) -> Result<Response, ApiError> {
     let out = output(&call.headers, &call.query)?;
     let selectors = Selectors::of(call)?;
-    let rv = call.query.non_empty("resourceVersion");
-    let at = match rv {
+    super::resourceversion::validate_list_options(&call.query, true)?;
+    // A watch is served by the watch cache, which passes a resourceVersion
+    // that is not a number through as a 500.
+    let at = match call.query.non_empty("resourceVersion") {
         None => ReadAt::Latest,
-        Some("0") => ReadAt::Any,
-        Some(v) => ReadAt::NotOlderThan(parse_rv(v)?),
+        Some(v) => match super::resourceversion::parse_cached(v)? {
+            0 => ReadAt::Any,
+            n => ReadAt::NotOlderThan(n),
+        },
     };
     let send_initial = match call.query.get("sendInitialEvents") {
         None => None,
