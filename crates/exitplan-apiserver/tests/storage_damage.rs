@@ -48,17 +48,22 @@ fn flip_marker(path: &std::path::Path) -> usize {
     flipped
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_flipped_byte_in_a_stored_object_is_never_served() {
+/// A temporary directory for one test's database.
+fn temp_dir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "exitplan-damage-{}-{}",
         std::process::id(),
         exitplan_apiserver::rest::meta::random_hex(4).expect("random")
     ));
     std::fs::create_dir_all(&dir).expect("dir");
-    let path = dir.join("exitplan.redb");
+    dir
+}
+
+/// A database at `path` holding pods `default/hurt` (damaged on disk once
+/// this returns), `default/fine` and `other/elsewhere`; the server on it.
+async fn damaged_server(path: &std::path::Path) -> Server {
     {
-        let server = server_on(Store::open(&path).expect("open")).await;
+        let server = server_on(Store::open(path).expect("open")).await;
         for (uri, body) in [
             (
                 "/api/v1/namespaces".to_owned(),
@@ -72,29 +77,34 @@ async fn a_flipped_byte_in_a_stored_object_is_never_served() {
             assert_eq!(code, 201, "{answer}");
         }
     }
-    let store = reopen(&path).await;
+    let store = reopen(path).await;
     drop(store);
-    assert!(flip_marker(&path) > 0, "the marker is on disk");
+    assert!(flip_marker(path) > 0, "the marker is on disk");
 
-    let store = reopen(&path).await;
+    let store = reopen(path).await;
     let damaged = store.damaged();
     assert_eq!(
         damaged.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
         [Key::new("pods", "default", "hurt")],
         "the damaged key is reported"
     );
-    let server = server_on(store).await;
+    server_on(store).await
+}
+
+/// The start of the message every request on the damaged pod answers.
+const CORRUPT: &str = "Internal error occurred: StorageError: corrupt object, Code: 7, Key: pods/default/hurt, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=";
+
+#[tokio::test(start_paused = true)]
+async fn a_flipped_byte_in_a_stored_object_is_never_served() {
+    let dir = temp_dir();
+    let path = dir.join("exitplan.redb");
+    let server = damaged_server(&path).await;
 
     let (code, _, body) = raw(&server, "GET", &format!("{PODS}/hurt"), &[], "").await;
     assert_eq!(code, 500, "{body}");
     assert_eq!(body["reason"], "InternalError");
     let message = body["message"].as_str().expect("message");
-    assert!(
-        message.starts_with(
-            "Internal error occurred: StorageError: corrupt object, Code: 7, Key: pods/default/hurt, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision="
-        ),
-        "{message}"
-    );
+    assert!(message.starts_with(CORRUPT), "{message}");
     assert!(
         !message.contains("damage-me"),
         "nothing of the object leaks"
@@ -126,6 +136,88 @@ async fn a_flipped_byte_in_a_stored_object_is_never_served() {
     assert_eq!(code, 200, "{body}");
     assert_eq!(body["items"].as_array().map(Vec::len), Some(2));
     assert!(server.store().damaged().is_empty());
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// kube-apiserver reads the stored object before it changes or deletes
+/// it (`GuaranteedUpdate`, and the registry's `Get` before a delete); a
+/// read that fails ends the request with that error, and the registry
+/// interprets a corrupt object as `InternalError` (500) for updates and
+/// deletes as for gets. So every write to a damaged object — not a 404,
+/// which would tell a client the object is gone — fails as GET does, and
+/// stores nothing.
+#[tokio::test(start_paused = true)]
+async fn writes_to_a_damaged_object_fail_as_its_read_does_and_store_nothing() {
+    let dir = temp_dir();
+    let path = dir.join("exitplan.redb");
+    let server = damaged_server(&path).await;
+    let hurt = format!("{PODS}/hurt");
+    let mut replacement = pod("hurt");
+    replacement["metadata"]["namespace"] = json!("default");
+    let replacement = replacement.to_string();
+    let merge = ("content-type", "application/merge-patch+json");
+    let labels = r#"{"metadata":{"labels":{"x":"y"}}}"#;
+    let binding = json!({"apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": "hurt"}, "target": {"kind": "Node", "name": "node-1"}})
+    .to_string();
+    let eviction = json!({"apiVersion": "policy/v1", "kind": "Eviction",
+        "metadata": {"name": "hurt", "namespace": "default"}})
+    .to_string();
+    let requests: Vec<(&str, String, (&str, &str), String)> = vec![
+        ("PUT", hurt.clone(), JSON, replacement.clone()),
+        ("PUT", format!("{hurt}/status"), JSON, replacement.clone()),
+        ("PATCH", hurt.clone(), merge, labels.to_owned()),
+        (
+            "PATCH",
+            hurt.clone(),
+            ("content-type", "application/json-patch+json"),
+            r#"[{"op":"add","path":"/metadata/labels/x","value":"y"}]"#.to_owned(),
+        ),
+        (
+            "PATCH",
+            hurt.clone(),
+            ("content-type", "application/strategic-merge-patch+json"),
+            labels.to_owned(),
+        ),
+        (
+            "PATCH",
+            format!("{hurt}?fieldManager=test"),
+            ("content-type", "application/apply-patch+yaml"),
+            replacement.clone(),
+        ),
+        ("PATCH", format!("{hurt}/status"), merge, labels.to_owned()),
+        ("DELETE", hurt.clone(), JSON, String::new()),
+        (
+            "DELETE",
+            format!("{hurt}?gracePeriodSeconds=0"),
+            JSON,
+            String::new(),
+        ),
+        ("POST", format!("{hurt}/binding"), JSON, binding),
+        ("POST", format!("{hurt}/eviction"), JSON, eviction),
+    ];
+    let revision = server.store().revision();
+    let mut wrong = Vec::new();
+    for (method, uri, content_type, body) in &requests {
+        let (code, _, answer) = raw(&server, method, uri, &[*content_type], body).await;
+        let message = answer["message"].as_str().unwrap_or_default();
+        if code != 500 || answer["reason"] != "InternalError" || !message.starts_with(CORRUPT) {
+            wrong.push(format!(
+                "{method} {uri} ({}): {code} {answer}",
+                content_type.1
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(server.store().revision(), revision, "nothing was written");
+    assert_eq!(
+        server.store().damaged().len(),
+        1,
+        "the damaged object is still there (and still reported)"
+    );
+    let (code, _, body) = raw(&server, "GET", &format!("{PODS}/fine"), &[], "").await;
+    assert_eq!(code, 200, "{body}");
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }

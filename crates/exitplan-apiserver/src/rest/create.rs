@@ -88,7 +88,7 @@ pub fn check_namespace(
     let Some(namespaces) = find("", "v1", "namespaces") else {
         return Ok(());
     };
-    let Some(stored) = state.store.get(&namespaces.key(None, ns)) else {
+    let Some(stored) = state.store.current(&namespaces.key(None, ns))? else {
         return Err(not_found("", "namespaces", ns));
     };
     let value = stored.value()?;

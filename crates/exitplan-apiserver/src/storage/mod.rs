@@ -759,6 +759,18 @@ impl Store {
         read(&self.inner.state).index.get(key).cloned()
     }
 
+    /// The current version of `key` as a request that reads before it
+    /// writes needs it: `None` if absent, [`StorageError::DamagedObject`] if
+    /// its stored version is damaged — so an update, patch or delete of a
+    /// damaged object fails as its GET does instead of finding nothing.
+    pub fn current(&self, key: &Key) -> Result<Option<Arc<StoredObject>>, StorageError> {
+        let state = read(&self.inner.state);
+        if let Some(damage) = state.damaged.get(key) {
+            return Err(damage.error(key));
+        }
+        Ok(state.index.get(key).cloned())
+    }
+
     /// Why `key` cannot be read, if its stored version is damaged.
     pub fn damage(&self, key: &Key) -> Option<StorageError> {
         read(&self.inner.state)
