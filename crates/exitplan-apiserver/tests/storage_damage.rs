@@ -221,3 +221,51 @@ async fn writes_to_a_damaged_object_fail_as_its_read_does_and_store_nothing() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A create checks its namespace (kube-apiserver's NamespaceLifecycle
+/// reads it); a damaged Namespace fails the create as its GET fails.
+#[tokio::test(start_paused = true)]
+async fn a_create_in_a_damaged_namespace_fails_as_its_read_does() {
+    let dir = temp_dir();
+    let path = dir.join("exitplan.redb");
+    {
+        let server = server_on(Store::open(&path).expect("open")).await;
+        let namespace = json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "hurt", "annotations": {"note": String::from_utf8_lossy(MARKER)}}});
+        let (code, _, answer) = raw(
+            &server,
+            "POST",
+            "/api/v1/namespaces",
+            &[JSON],
+            &namespace.to_string(),
+        )
+        .await;
+        assert_eq!(code, 201, "{answer}");
+    }
+    drop(reopen(&path).await);
+    assert!(flip_marker(&path) > 0, "the marker is on disk");
+    let server = server_on(reopen(&path).await).await;
+    let (code, _, answer) = raw(
+        &server,
+        "POST",
+        "/api/v1/namespaces/hurt/pods",
+        &[JSON],
+        &pod("p").to_string(),
+    )
+    .await;
+    assert_eq!(code, 500, "{answer}");
+    assert_eq!(answer["reason"], "InternalError", "{answer}");
+    let message = answer["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(
+            "Internal error occurred: StorageError: corrupt object, Code: 7, Key: namespaces//hurt,"
+        ),
+        "{message}"
+    );
+    assert!(
+        server.store().get(&Key::new("pods", "hurt", "p")).is_none(),
+        "nothing stored"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
