@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use exitplan_apiserver::clock::TokioClock;
 use exitplan_apiserver::server::Server;
-use exitplan_apiserver::storage::{Key, Store};
+use exitplan_apiserver::storage::{Key, Precondition, Prefix, StorageError, Store};
 use serde_json::json;
 use support::*;
 
@@ -267,5 +267,121 @@ async fn a_create_in_a_damaged_namespace_fails_as_its_read_does() {
         "nothing stored"
     );
     drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Compaction reads every record it removes history up to; a damaged old
+/// record (its checksum fails) is passed over instead of stopping
+/// compaction for good, history behind it is still removed — the version a
+/// damaged change replaced too, so a deleted object never comes back at
+/// the next start — and nothing damaged is served.
+#[tokio::test]
+async fn compaction_passes_over_damaged_history_and_never_serves_it() {
+    let dir = temp_dir();
+    let path = dir.join("exitplan.redb");
+    let key = |name: &str| Key::new("pods", "default", name);
+    let marked = json!({"v": 2, "note": String::from_utf8_lossy(MARKER)});
+    {
+        let store = Store::open(&path).expect("open");
+        let put = |name: &str, value: serde_json::Value, precondition| {
+            store.put(key(name), value, Default::default(), precondition)
+        };
+        // a: a damaged version, replaced.
+        put("a", marked.clone(), Precondition::Absent)
+            .await
+            .expect("a1");
+        put("a", json!({"v": 3}), Precondition::Exists)
+            .await
+            .expect("a2");
+        // b: replaced by a damaged version, then deleted (the deletion
+        // record carries that version, so it is damaged too).
+        put("b", json!({"v": 1}), Precondition::Absent)
+            .await
+            .expect("b1");
+        put("b", marked.clone(), Precondition::Exists)
+            .await
+            .expect("b2");
+        store
+            .delete(&key("b"), Precondition::Exists)
+            .await
+            .expect("b3");
+        // c: its current version is damaged.
+        put("c", json!({"v": 1}), Precondition::Absent)
+            .await
+            .expect("c1");
+        put("c", marked.clone(), Precondition::Exists)
+            .await
+            .expect("c2");
+        // d: whole.
+        put("d", json!({"v": 1}), Precondition::Absent)
+            .await
+            .expect("d1");
+    }
+    assert_eq!(flip_marker(&path), 4, "a1, b2, b's deletion and c2");
+
+    let store = reopen(&path).await;
+    assert_eq!(
+        store
+            .damaged()
+            .iter()
+            .map(|(k, _)| k.clone())
+            .collect::<Vec<_>>(),
+        [key("c")]
+    );
+    let head = store.revision();
+    assert_eq!(
+        store
+            .compact(head)
+            .await
+            .expect("compaction passes over damage"),
+        head
+    );
+    assert_eq!(store.compacted_revision(), head);
+    let pods = Prefix::new("pods", None);
+    assert!(
+        matches!(
+            store.watch(pods.clone(), Some(0)),
+            Err(StorageError::Expired { .. })
+        ),
+        "the damaged history is gone for watches"
+    );
+    assert!(matches!(
+        store.list_at(&pods, 1),
+        Err(StorageError::Expired { .. } | StorageError::Unreadable { .. })
+    ));
+    // Compaction goes on after it.
+    store
+        .put(
+            key("d"),
+            json!({"v": 2}),
+            Default::default(),
+            Precondition::Exists,
+        )
+        .await
+        .expect("d2");
+    let head = store.revision();
+    assert_eq!(store.compact(head).await.expect("again"), head);
+    drop(store);
+
+    let store = reopen(&path).await;
+    assert_eq!(
+        store
+            .damaged()
+            .iter()
+            .map(|(k, _)| k.clone())
+            .collect::<Vec<_>>(),
+        [key("c")],
+        "c is still reported damaged, not rolled back to its old version"
+    );
+    let value = |name: &str| {
+        store
+            .get(&key(name))
+            .map(|o| o.value().expect("json")["v"].clone())
+    };
+    assert_eq!(value("a"), Some(json!(3)));
+    assert_eq!(value("b"), None, "a deleted object does not come back");
+    assert_eq!(value("c"), None);
+    assert_eq!(value("d"), Some(json!(2)));
+    drop(store);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -639,8 +639,23 @@ impl Store {
                             live.insert(header.key.to_owned(), Ok(revision))
                         }
                     },
-                    Err(e) => match codec::key_hint(v.value()) {
-                        Some(key) => live.insert(key, Err(Damage::new(revision, &e))),
+                    Err(e) => match codec::header_hint(v.value()) {
+                        // A damaged deletion still deleted its key (no single
+                        // flipped bit turns a creation or update into one):
+                        // the key is not reported damaged for it.
+                        Some(hint) if hint.event_type == EventType::Deleted => {
+                            tracing::error!(
+                                revision,
+                                key = hint.key,
+                                error = %e,
+                                "stored deletion record is damaged; its key stays deleted"
+                            );
+                            unattributed += 1;
+                            live.remove(hint.key)
+                        }
+                        Some(hint) => {
+                            live.insert(hint.key.to_owned(), Err(Damage::new(revision, &e)))
+                        }
                         None => {
                             tracing::error!(
                                 revision,
