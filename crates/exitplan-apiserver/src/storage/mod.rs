@@ -287,6 +287,17 @@ pub enum WriteError {
         /// What is stored now.
         current: Option<Arc<StoredObject>>,
     },
+    /// The object is larger than etcd accepts
+    /// ([`StorageError::RequestTooLarge`]); nothing was stored. Carries the
+    /// object back (its `resourceVersion` stamped) so the caller may retry
+    /// with less, as kube-apiserver retries without `managedFields`.
+    #[error("{error}")]
+    TooLarge {
+        /// [`StorageError::RequestTooLarge`].
+        error: StorageError,
+        /// The object that was refused.
+        object: Value,
+    },
     /// Storage itself failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
