@@ -154,6 +154,25 @@ impl Watcher {
         self.event(ty, object)
     }
 
+    /// Completes when the watch is over whatever its client does: its
+    /// deadline passed, the server is shutting down, or the store ended it.
+    async fn over(&mut self) {
+        let deadline = self.deadline;
+        let stream = self.stream.as_ref();
+        let shutdown = &mut self.shutdown;
+        let ended = async {
+            match stream {
+                Some(stream) => stream.ended().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = shutdown.changed() => {}
+            () = tokio::time::sleep_until(deadline) => {}
+            () = ended => {}
+        }
+    }
+
     async fn next_chunk(&mut self) -> Option<Bytes> {
         if tokio::time::Instant::now() >= self.deadline {
             return None;
@@ -209,6 +228,43 @@ impl Watcher {
                 }
             }
         }
+    }
+}
+
+/// How many rendered events a watch produces ahead of what its connection
+/// has taken.
+const SENT_AHEAD: usize = 4;
+
+/// Renders `watcher`'s events into `tx` as the connection takes them, in a
+/// task of its own: a client that stops reading blocks only the connection,
+/// not the end of its watch. When the watch is over — its timeout, server
+/// shutdown, or the store ending it for falling behind — the watcher and
+/// everything it holds (its place in the store, past events read ahead,
+/// the initial objects not yet sent) are dropped at once, even if the
+/// connection never takes another byte; what stays is what the connection
+/// had already been given (the [`SENT_AHEAD`] events here and what the HTTP
+/// layer buffers). A client that goes away ends it too.
+async fn produce(mut watcher: Watcher, tx: tokio::sync::mpsc::Sender<Bytes>) {
+    loop {
+        let chunk = tokio::select! {
+            chunk = watcher.next_chunk() => chunk,
+            () = tx.closed() => None,
+        };
+        let Some(chunk) = chunk else {
+            return;
+        };
+        let permit = tokio::select! {
+            biased;
+            permit = tx.reserve() => match permit {
+                Ok(permit) => permit,
+                Err(_) => return,
+            },
+            () = watcher.over() => {
+                tracing::debug!(resource = watcher.def.plural, "watch over while its client does not read: released");
+                return;
+            }
+        };
+        permit.send(chunk);
     }
 }
 
@@ -332,10 +388,10 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
         watcher.bookmarks = Some(state.bookmark_interval);
     }
     tracing::debug!(resource = call.def.plural, namespace = ?call.namespace, ?since, "watch started");
-    let stream = futures_util::stream::unfold(watcher, |mut w| async move {
-        w.next_chunk()
-            .await
-            .map(|b| (Ok::<Bytes, Infallible>(b), w))
+    let (tx, rx) = tokio::sync::mpsc::channel(SENT_AHEAD);
+    tokio::spawn(produce(watcher, tx));
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<Bytes, Infallible>(b), rx))
     });
     let mut resp = Body::from_stream(stream).into_response();
     resp.headers_mut().insert(

@@ -964,6 +964,12 @@ impl Store {
     pub fn watch(&self, prefix: Prefix, since: Option<u64>) -> Result<WatchStream, StorageError> {
         watch::start(&self.inner, prefix, since)
     }
+
+    /// How many watch streams exist: open ones, and ended ones (the store
+    /// ended them, or they lagged) until their holder drops them.
+    pub fn open_watches(&self) -> usize {
+        self.inner.watchers.open()
+    }
 }
 
 impl Inner {

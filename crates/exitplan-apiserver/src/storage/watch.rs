@@ -22,7 +22,7 @@
 //! [`StoreConfig::watch_buffer_bytes`]: super::StoreConfig::watch_buffer_bytes
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -104,6 +104,8 @@ struct Queued {
 #[derive(Debug)]
 pub(super) struct Watchers {
     by_resource: Mutex<HashMap<String, Vec<Weak<Queue>>>>,
+    /// How many [`WatchStream`]s exist.
+    open: Arc<AtomicUsize>,
     max_events: usize,
     max_bytes: usize,
 }
@@ -119,9 +121,15 @@ impl Watchers {
     pub(super) fn new(max_events: usize, max_bytes: usize) -> Self {
         Watchers {
             by_resource: Mutex::new(HashMap::new()),
+            open: Arc::default(),
             max_events: max_events.max(1),
             max_bytes: max_bytes.max(1),
         }
+    }
+
+    /// How many watch streams exist (ended ones too, until dropped).
+    pub(super) fn open(&self) -> usize {
+        self.open.load(Ordering::Relaxed)
     }
 
     fn register(&self, prefix: Prefix) -> Arc<Queue> {
@@ -232,7 +240,9 @@ pub(super) fn start(
         chunk: VecDeque::new(),
     });
     drop(state);
+    inner.watchers.open.fetch_add(1, Ordering::Relaxed);
     Ok(WatchStream {
+        _open: Open(inner.watchers.open.clone()),
         prefix,
         last: since,
         catch_up,
@@ -242,8 +252,20 @@ pub(super) fn start(
     })
 }
 
+/// Counts a [`WatchStream`] in [`Watchers::open`] while it exists.
+#[derive(Debug)]
+struct Open(Arc<AtomicUsize>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// A stream of events under one prefix, in revision order.
 pub struct WatchStream {
+    /// Held for its `Drop`.
+    _open: Open,
     prefix: Prefix,
     last: u64,
     catch_up: Option<CatchUp>,
@@ -306,6 +328,22 @@ impl WatchStream {
         match &q.ended {
             Some(e) => Err(e.clone()),
             None => Ok(None),
+        }
+    }
+
+    /// Completes once the store has ended this watch — it fell behind
+    /// ([`WatchError::Lagged`]) or the store closed — whether or not its
+    /// reader takes the rest: a holder waiting for its client to read can
+    /// drop the watch then. Cancel-safe.
+    pub async fn ended(&self) {
+        loop {
+            if lock(&self.queue.state).ended.is_some() {
+                return;
+            }
+            // A permit stored since the check wakes this at once; one taken
+            // for a queued event is harmless: `next` checks the queue
+            // before it waits.
+            self.queue.notify.notified().await;
         }
     }
 
