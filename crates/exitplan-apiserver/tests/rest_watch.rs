@@ -374,16 +374,9 @@ async fn a_watch_client_that_never_reads_is_closed_and_a_reader_is_not() {
     let body = axum::body::to_bytes(idle.into_body(), usize::MAX)
         .await
         .expect("body");
-    // Ended at once; of its 200 events, only the few rendered ahead for
-    // the connection (4) were kept, the rest dropped.
-    let lines = body
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .count();
     assert_eq!(
-        start.elapsed(),
-        std::time::Duration::ZERO,
-        "the idle watch was closed"
+        (start.elapsed(), body.len()),
+        (std::time::Duration::ZERO, 0),
+        "the idle watch was closed, its events dropped"
     );
-    assert!(lines <= 4, "its events were dropped: {lines} kept");
 }

@@ -37,7 +37,7 @@ use super::state::{Call, State};
 use crate::discovery;
 use crate::registry::ResourceDef;
 use crate::storage::{
-    Event, EventType, Key, StorageError, StoredObject, WatchError, WatchItem, WatchStream,
+    Event, EventType, Key, StorageError, StoredObject, WatchEnd, WatchError, WatchItem, WatchStream,
 };
 
 /// kube-apiserver's `--min-request-timeout` default: a watch without a
@@ -154,25 +154,6 @@ impl Watcher {
         self.event(ty, object)
     }
 
-    /// Completes when the watch is over whatever its client does: its
-    /// deadline passed, the server is shutting down, or the store ended it.
-    async fn over(&mut self) {
-        let deadline = self.deadline;
-        let stream = self.stream.as_ref();
-        let shutdown = &mut self.shutdown;
-        let ended = async {
-            match stream {
-                Some(stream) => stream.ended().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            _ = shutdown.changed() => {}
-            () = tokio::time::sleep_until(deadline) => {}
-            () = ended => {}
-        }
-    }
-
     async fn next_chunk(&mut self) -> Option<Bytes> {
         if tokio::time::Instant::now() >= self.deadline {
             return None;
@@ -231,40 +212,54 @@ impl Watcher {
     }
 }
 
-/// How many rendered events a watch produces ahead of what its connection
-/// has taken.
-const SENT_AHEAD: usize = 4;
+/// What ends a watch whatever its client does: its deadline, server
+/// shutdown, the store ending it (it fell behind).
+struct Ends {
+    deadline: tokio::time::Instant,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+    store: Option<WatchEnd>,
+}
 
-/// Renders `watcher`'s events into `tx` as the connection takes them, in a
-/// task of its own: a client that stops reading blocks only the connection,
-/// not the end of its watch. When the watch is over — its timeout, server
-/// shutdown, or the store ending it for falling behind — the watcher and
-/// everything it holds (its place in the store, past events read ahead,
-/// the initial objects not yet sent) are dropped at once, even if the
-/// connection never takes another byte; what stays is what the connection
-/// had already been given (the [`SENT_AHEAD`] events here and what the HTTP
-/// layer buffers). A client that goes away ends it too.
-async fn produce(mut watcher: Watcher, tx: tokio::sync::mpsc::Sender<Bytes>) {
-    loop {
-        let chunk = tokio::select! {
-            chunk = watcher.next_chunk() => chunk,
-            () = tx.closed() => None,
-        };
-        let Some(chunk) = chunk else {
-            return;
-        };
-        let permit = tokio::select! {
-            biased;
-            permit = tx.reserve() => match permit {
-                Ok(permit) => permit,
-                Err(_) => return,
-            },
-            () = watcher.over() => {
-                tracing::debug!(resource = watcher.def.plural, "watch over while its client does not read: released");
-                return;
-            }
-        };
-        permit.send(chunk);
+/// A watcher shared by the response body, which renders its events as the
+/// connection takes them, and [`reap`].
+type Slot = Arc<tokio::sync::Mutex<Option<Watcher>>>;
+
+/// Drops the watcher in `slot` once the watch is over, even if its
+/// connection never takes another byte (a client that stops reading leaves
+/// the body unpolled, so the body alone would hold the watcher — its place
+/// in the store, past events read ahead, the initial objects not yet sent —
+/// for as long as the connection lasts). Ends with the body. A body being
+/// polled ends the watch itself.
+async fn reap(
+    slot: std::sync::Weak<tokio::sync::Mutex<Option<Watcher>>>,
+    ends: Ends,
+    body: tokio::sync::oneshot::Receiver<()>,
+) {
+    let Ends {
+        deadline,
+        mut shutdown,
+        store,
+    } = ends;
+    let ended = async {
+        match &store {
+            Some(end) => end.wait().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = body => return,
+        _ = shutdown.changed() => {}
+        () = tokio::time::sleep_until(deadline) => {}
+        () = ended => {}
+    }
+    if let Some(slot) = slot.upgrade()
+        && let Ok(mut watcher) = slot.try_lock()
+        && let Some(w) = watcher.take()
+    {
+        tracing::debug!(
+            resource = w.def.plural,
+            "watch over: released without waiting for its client"
+        );
     }
 }
 
@@ -388,10 +383,25 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
         watcher.bookmarks = Some(state.bookmark_interval);
     }
     tracing::debug!(resource = call.def.plural, namespace = ?call.namespace, ?since, "watch started");
-    let (tx, rx) = tokio::sync::mpsc::channel(SENT_AHEAD);
-    tokio::spawn(produce(watcher, tx));
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|b| (Ok::<Bytes, Infallible>(b), rx))
+    let ends = Ends {
+        deadline: watcher.deadline,
+        shutdown: watcher.shutdown.clone(),
+        store: watcher.stream.as_ref().map(WatchStream::end),
+    };
+    let slot: Slot = Arc::new(tokio::sync::Mutex::new(Some(watcher)));
+    // Dropped with the body: ends the reaper.
+    let (body_alive, body_gone) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(reap(Arc::downgrade(&slot), ends, body_gone));
+    let stream = futures_util::stream::unfold((slot, body_alive), |(slot, alive)| async move {
+        let chunk = {
+            let mut watcher = slot.lock().await;
+            let chunk = watcher.as_mut()?.next_chunk().await;
+            if chunk.is_none() {
+                *watcher = None;
+            }
+            chunk?
+        };
+        Some((Ok::<Bytes, Infallible>(chunk), (slot, alive)))
     });
     let mut resp = Body::from_stream(stream).into_response();
     resp.headers_mut().insert(

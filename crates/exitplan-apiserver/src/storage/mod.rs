@@ -50,7 +50,7 @@ use tokio::sync::oneshot;
 use crate::clock::{SharedClock, SystemClock};
 
 pub use history::Page;
-pub use watch::{WatchError, WatchItem, WatchStream};
+pub use watch::{WatchEnd, WatchError, WatchItem, WatchStream};
 
 /// Revision → log record ([`codec`]): the only copy of every object version,
 /// appended to in revision order. Current objects are recovered by replaying it.

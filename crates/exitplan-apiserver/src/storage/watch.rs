@@ -89,6 +89,8 @@ struct Queue {
     state: Mutex<Queued>,
     /// Signalled when an event is queued or the watch is ended.
     notify: Notify,
+    /// Signalled once when the watch is ended (for [`WatchEnd`]).
+    ended: Notify,
 }
 
 #[derive(Debug, Default)]
@@ -137,6 +139,7 @@ impl Watchers {
             prefix,
             state: Mutex::new(Queued::default()),
             notify: Notify::new(),
+            ended: Notify::new(),
         });
         let mut all = lock(&self.by_resource);
         let list = all.entry(resource(&queue.prefix.0).to_owned()).or_default();
@@ -182,6 +185,7 @@ impl Watchers {
                 q.ended = Some(WatchError::Lagged(dropped));
                 drop(q);
                 queue.notify.notify_one();
+                queue.ended.notify_one();
                 return false;
             }
             drop(q);
@@ -202,6 +206,7 @@ impl Drop for Watchers {
             q.ended.get_or_insert(WatchError::Closed);
             drop(q);
             queue.notify.notify_one();
+            queue.ended.notify_one();
         }
     }
 }
@@ -250,6 +255,27 @@ pub(super) fn start(
         store: Arc::downgrade(inner),
         head: inner.head.clone(),
     })
+}
+
+/// Completes once the store has ended a watch — it fell behind
+/// ([`WatchError::Lagged`]) or the store closed — whether or not its reader
+/// takes the rest: whoever waits for the reader's client can drop the
+/// watch then (see [`WatchStream::end`]).
+#[derive(Debug)]
+pub struct WatchEnd(Arc<Queue>);
+
+impl WatchEnd {
+    /// Waits for the end. Cancel-safe.
+    pub async fn wait(&self) {
+        loop {
+            if lock(&self.0.state).ended.is_some() {
+                return;
+            }
+            // Only the store's end signals this; a permit stored since the
+            // check wakes this at once.
+            self.0.ended.notified().await;
+        }
+    }
 }
 
 /// Counts a [`WatchStream`] in [`Watchers::open`] while it exists.
@@ -331,20 +357,10 @@ impl WatchStream {
         }
     }
 
-    /// Completes once the store has ended this watch — it fell behind
-    /// ([`WatchError::Lagged`]) or the store closed — whether or not its
-    /// reader takes the rest: a holder waiting for its client to read can
-    /// drop the watch then. Cancel-safe.
-    pub async fn ended(&self) {
-        loop {
-            if lock(&self.queue.state).ended.is_some() {
-                return;
-            }
-            // A permit stored since the check wakes this at once; one taken
-            // for a queued event is harmless: `next` checks the queue
-            // before it waits.
-            self.queue.notify.notified().await;
-        }
+    /// A handle that completes once the store ends this watch, usable
+    /// while something else holds the stream.
+    pub fn end(&self) -> WatchEnd {
+        WatchEnd(self.queue.clone())
     }
 
     /// The next event, waiting for one if needed. Cancel-safe.
