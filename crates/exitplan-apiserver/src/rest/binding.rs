@@ -64,7 +64,7 @@ pub async fn bind(call: &Call) -> Result<Response, ApiError> {
         let current = call
             .state
             .store
-            .get(&key)
+            .current(&key)?
             .ok_or_else(|| not_found("", "pods", name))?;
         let mut pod = current.value()?;
         if pod.pointer("/metadata/deletionTimestamp").is_some() {

@@ -88,7 +88,7 @@ pub fn check_namespace(
     let Some(namespaces) = find("", "v1", "namespaces") else {
         return Ok(());
     };
-    let Some(stored) = state.store.get(&namespaces.key(None, ns)) else {
+    let Some(stored) = state.store.current(&namespaces.key(None, ns))? else {
         return Err(not_found("", "namespaces", ns));
     };
     let value = stored.value()?;
@@ -152,15 +152,19 @@ pub async fn create_object(
     }
     let key = def.key(Some(&ns), &name);
     let obj = super::meta::to_stored(def, obj)?;
-    let attrs = def.attrs(&obj);
-    let stored = state
-        .store
-        .put(key, obj, attrs, Precondition::Absent)
-        .await
-        .map_err(|e| match e {
-            WriteError::Conflict { .. } => already_exists(def.group, def.plural, &name),
-            other => from_write(other),
-        })?;
+    let stored = super::update::put_shedding_managed_fields(
+        state,
+        def,
+        &key,
+        obj,
+        Precondition::Absent,
+        record,
+    )
+    .await
+    .map_err(|e| match e {
+        WriteError::Conflict { .. } => already_exists(def.group, def.plural, &name),
+        other => from_write(other),
+    })?;
     tracing::info!(resource = def.plural, namespace = %ns, name = %name, rv = stored.revision, "created");
     Ok(Created::Stored(stored))
 }

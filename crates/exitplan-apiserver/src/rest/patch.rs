@@ -154,7 +154,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
     let mut last_err = None;
     for _ in 0..ATTEMPTS {
         let now = state.clock.now();
-        let Some(current) = state.store.get(&key) else {
+        let Some(current) = state.store.current(&key)? else {
             if ty != PatchType::Apply || call.subresource.is_some() {
                 return Err(super::errors::not_found(def.group, def.plural, call.name()));
             }

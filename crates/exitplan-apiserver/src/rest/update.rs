@@ -18,7 +18,7 @@ use super::meta::{
 };
 use super::state::{Call, State};
 use crate::registry::ResourceDef;
-use crate::storage::{Precondition, StoredObject, WriteError};
+use crate::storage::{Key, Precondition, StoredObject, WriteError};
 
 /// One update to perform.
 #[derive(Debug)]
@@ -160,14 +160,54 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         return Ok(Updated::Object(object));
     }
     let new = to_stored(def, new)?;
-    let attrs = def.attrs(&new);
-    let stored = state
-        .store
-        .put(current.key.clone(), new, attrs, precondition)
+    let stored = put_shedding_managed_fields(state, def, &current.key, new, precondition, record)
         .await
         .map_err(conflict)?;
     tracing::debug!(resource = def.plural, name = %name, rv = stored.revision, subresource = ?subresource, "updated");
     Ok(Updated::Stored(stored))
+}
+
+/// Stores `object` at `key` if `precondition` holds. A write that records
+/// its own `managedFields` entry (`record`: create, update, patch — not
+/// apply, whose ownership is what it writes) and that etcd would refuse as
+/// too large is tried once more without `metadata.managedFields`, as
+/// kube-apiserver's create, update and patch handlers do
+/// (`isTooLargeError`): the object is stored without them. Still too large,
+/// the second refusal is the answer.
+pub async fn put_shedding_managed_fields(
+    state: &State,
+    def: &ResourceDef,
+    key: &Key,
+    object: Value,
+    precondition: Precondition,
+    record: bool,
+) -> Result<Arc<StoredObject>, WriteError> {
+    let attrs = def.attrs(&object);
+    let refused = match state
+        .store
+        .put(key.clone(), object, attrs, precondition)
+        .await
+    {
+        Err(WriteError::TooLarge { error, object }) if record => (error, object),
+        other => return other,
+    };
+    let (error, mut object) = refused;
+    if meta_mut(&mut object)
+        .and_then(|meta| meta.remove("managedFields"))
+        .is_none()
+    {
+        return Err(WriteError::TooLarge { error, object });
+    }
+    tracing::info!(
+        resource = def.plural,
+        key = key.as_str(),
+        "object too large with its managedFields; writing it without them"
+    );
+    let attrs = def.attrs(&object);
+    state
+        .store
+        .put(key.clone(), object, attrs, precondition)
+        .await
 }
 
 /// Whether a PUT of an absent object creates it (`AllowCreateOnUpdate`:

@@ -37,7 +37,7 @@ use super::state::{Call, State};
 use crate::discovery;
 use crate::registry::ResourceDef;
 use crate::storage::{
-    Event, EventType, Key, StorageError, StoredObject, WatchError, WatchItem, WatchStream,
+    Event, EventType, Key, StorageError, StoredObject, WatchEnd, WatchError, WatchItem, WatchStream,
 };
 
 /// kube-apiserver's `--min-request-timeout` default: a watch without a
@@ -212,6 +212,57 @@ impl Watcher {
     }
 }
 
+/// What ends a watch whatever its client does: its deadline, server
+/// shutdown, the store ending it (it fell behind).
+struct Ends {
+    deadline: tokio::time::Instant,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+    store: Option<WatchEnd>,
+}
+
+/// A watcher shared by the response body, which renders its events as the
+/// connection takes them, and [`reap`].
+type Slot = Arc<tokio::sync::Mutex<Option<Watcher>>>;
+
+/// Drops the watcher in `slot` once the watch is over, even if its
+/// connection never takes another byte (a client that stops reading leaves
+/// the body unpolled, so the body alone would hold the watcher — its place
+/// in the store, past events read ahead, the initial objects not yet sent —
+/// for as long as the connection lasts). Ends with the body. A body being
+/// polled ends the watch itself.
+async fn reap(
+    slot: std::sync::Weak<tokio::sync::Mutex<Option<Watcher>>>,
+    ends: Ends,
+    body: tokio::sync::oneshot::Receiver<()>,
+) {
+    let Ends {
+        deadline,
+        mut shutdown,
+        store,
+    } = ends;
+    let ended = async {
+        match &store {
+            Some(end) => end.wait().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = body => return,
+        _ = shutdown.changed() => {}
+        () = tokio::time::sleep_until(deadline) => {}
+        () = ended => {}
+    }
+    if let Some(slot) = slot.upgrade()
+        && let Ok(mut watcher) = slot.try_lock()
+        && let Some(w) = watcher.take()
+    {
+        tracing::debug!(
+            resource = w.def.plural,
+            "watch over: released without waiting for its client"
+        );
+    }
+}
+
 enum Wake {
     Stop,
     Item(Result<WatchItem, WatchError>),
@@ -336,10 +387,25 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
         watcher.bookmarks = Some(state.bookmark_interval);
     }
     tracing::debug!(resource = call.def.plural, namespace = ?call.namespace, ?since, "watch started");
-    let stream = futures_util::stream::unfold(watcher, |mut w| async move {
-        w.next_chunk()
-            .await
-            .map(|b| (Ok::<Bytes, Infallible>(b), w))
+    let ends = Ends {
+        deadline: watcher.deadline,
+        shutdown: watcher.shutdown.clone(),
+        store: watcher.stream.as_ref().map(WatchStream::end),
+    };
+    let slot: Slot = Arc::new(tokio::sync::Mutex::new(Some(watcher)));
+    // Dropped with the body: ends the reaper.
+    let (body_alive, body_gone) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(reap(Arc::downgrade(&slot), ends, body_gone));
+    let stream = futures_util::stream::unfold((slot, body_alive), |(slot, alive)| async move {
+        let chunk = {
+            let mut watcher = slot.lock().await;
+            let chunk = watcher.as_mut()?.next_chunk().await;
+            if chunk.is_none() {
+                *watcher = None;
+            }
+            chunk?
+        };
+        Some((Ok::<Bytes, Infallible>(chunk), (slot, alive)))
     });
     let mut resp = Body::from_stream(stream).into_response();
     resp.headers_mut().insert(
