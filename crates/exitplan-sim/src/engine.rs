@@ -31,6 +31,8 @@ use crate::timeline::{Recorder, format_offset};
 pub const QUIET: Duration = Duration::from_secs(30 * 60);
 /// Without `until`, the run ends at the latest this long after the last step.
 pub const LIMIT: Duration = Duration::from_secs(24 * 3600);
+/// How long (real time) a run waits for its simulated nodes to register.
+const NODE_WAIT: Duration = Duration::from_secs(30);
 /// The field manager of the scenario's own writes (`objects`, `apply`, `patch`).
 pub const FIELD_MANAGER: &str = "exitplan-simulate";
 
@@ -113,8 +115,11 @@ pub async fn run(
     };
     // The simulated nodes register themselves once started: let them (no
     // virtual time passes while this task yields), so a step at 0s finds
-    // them. Nodes that are Ready carry a status; a bounded wait.
-    for _ in 0..10_000 {
+    // them. Nodes that are Ready carry a status. The wait is bounded in real
+    // time, not in yields: the store commits on its own thread, which a
+    // loaded machine can delay past any fixed number of yields.
+    let wall_limit = std::time::Instant::now() + NODE_WAIT;
+    while std::time::Instant::now() < wall_limit {
         let ready = ctx
             .informers
             .nodes
