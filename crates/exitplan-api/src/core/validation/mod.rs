@@ -21,7 +21,10 @@
 //! * [`security`] — pod and container security contexts;
 //! * [`scheduling`] — affinity, tolerations, topology spread, scheduling gates;
 //! * [`pod_spec`] — `ValidatePodSpec` and `ValidatePodTemplateSpec`;
-//! * [`pod`] — create, update (with its spec diff, [`diff`]), status and binding;
+//! * [`pod`] — create, update (with its spec diff, [`diff`]) and binding;
+//! * [`pod_status`] — status updates;
+//! * [`pod_subresources`] — `pods/ephemeralcontainers` and `pods/resize`;
+//! * [`qos`] — the pod QoS class;
 //! * [`defaults`] — the core/v1 pod defaults validation relies on.
 
 pub mod container;
@@ -30,7 +33,10 @@ pub mod diff;
 pub mod env;
 pub mod pod;
 pub mod pod_spec;
+pub mod pod_status;
+pub mod pod_subresources;
 pub mod probe;
+pub mod qos;
 pub mod quantity;
 pub mod resources;
 pub mod scheduling;
