@@ -11,6 +11,7 @@ use super::constants::PHASE_PENDING;
 use super::validation::PodValidationOptions;
 use super::validation::defaults::default_pod_spec;
 use super::validation::pod::{validate_pod_create, validate_pod_update};
+use super::validation::pod_annotations::apply_apparmor_version_skew;
 use super::validation::pod_status::validate_pod_status_update;
 use super::validation::qos::compute_pod_qos;
 use crate::absent::Absent;
@@ -157,7 +158,8 @@ impl Strategy for PodStrategy {
     /// `PrepareForCreate`: the pod starts `Pending` with generation 1 and
     /// its QoS class (`status.qosClass`, immutable from now on); a pod with
     /// scheduling gates also starts `PodScheduled=False` (`SchedulingGated`),
-    /// stamped with the creation time.
+    /// stamped with the creation time; AppArmor annotations fill the
+    /// containers' missing profile fields (`applyAppArmorVersionSkew`).
     fn prepare_for_create(obj: &mut Pod) {
         let spec = obj.spec.clone().unwrap_or_default();
         let mut status = PodStatus {
@@ -181,6 +183,7 @@ impl Strategy for PodStrategy {
         }
         obj.status = Some(status);
         obj.metadata.generation = Some(1);
+        apply_apparmor_version_skew(obj);
     }
 
     fn validate_create(obj: &Pod, ctx: &Context<'_>) -> ErrorList {

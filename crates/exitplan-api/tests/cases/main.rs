@@ -11,6 +11,7 @@ mod eviction_subresource;
 mod job_validation;
 mod patch;
 mod pdb_validation;
+mod pod_annotations;
 mod pod_fixture;
 mod pod_qos;
 mod pod_responders;

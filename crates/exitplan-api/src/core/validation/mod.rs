@@ -22,6 +22,7 @@
 //! * [`scheduling`] — affinity, tolerations, topology spread, scheduling gates;
 //! * [`pod_spec`] — `ValidatePodSpec` and `ValidatePodTemplateSpec`;
 //! * [`pod`] — create, update (with its spec diff, [`diff`]) and binding;
+//! * [`pod_annotations`] — the pod-specific annotations;
 //! * [`pod_status`] — status updates;
 //! * [`pod_subresources`] — `pods/ephemeralcontainers` and `pods/resize`;
 //! * [`qos`] — the pod QoS class;
@@ -32,6 +33,7 @@ pub mod defaults;
 pub mod diff;
 pub mod env;
 pub mod pod;
+pub mod pod_annotations;
 pub mod pod_spec;
 pub mod pod_status;
 pub mod pod_subresources;

@@ -12,6 +12,9 @@ use k8s_openapi::api::core::v1::{
 use super::PodValidationOptions;
 use super::container::validate_container_only_for_pod;
 use super::diff::diff;
+use super::pod_annotations::{
+    validate_annotations_match_fields, validate_pod_annotation_updates, validate_pod_annotations,
+};
 use super::pod_spec::validate_pod_spec;
 use super::scheduling::validate_only_added_tolerations;
 use super::strings::inclusive_range_error;
@@ -37,127 +40,9 @@ pub fn pod_update_forbidden_prefix() -> String {
     )
 }
 
-/// The mirror pod annotation (`kubernetes.io/config.mirror`).
-pub const MIRROR_POD_ANNOTATION: &str = "kubernetes.io/config.mirror";
-/// The pod deletion cost annotation.
-pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
-/// The deprecated per-container AppArmor annotation prefix.
-pub const APPARMOR_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
-
 /// The pod's spec (the zero value when absent).
 pub(crate) fn spec_of(pod: &Pod) -> PodSpec {
     pod.spec.clone().unwrap_or_default()
-}
-
-fn has_container(spec: &PodSpec, name: &str) -> bool {
-    spec.containers
-        .iter()
-        .chain(spec.init_containers.iter().flatten())
-        .any(|c| c.name == name)
-        || spec
-            .ephemeral_containers
-            .iter()
-            .flatten()
-            .any(|c| c.name == name)
-}
-
-/// `ValidatePodSpecificAnnotations`.
-fn validate_pod_annotations(
-    annotations: &BTreeMap<String, String>,
-    spec: &PodSpec,
-    path: &Path,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    if let Some(v) = annotations.get(MIRROR_POD_ANNOTATION)
-        && spec.node_name.as_deref().unwrap_or_default().is_empty()
-    {
-        errs.push(Error::invalid(
-            &path.key(MIRROR_POD_ANNOTATION),
-            v.as_str(),
-            "must set spec.nodeName if mirror pod annotation is set",
-        ));
-    }
-    if let Some(v) = annotations.get(POD_DELETION_COST)
-        && v.parse::<i32>().is_err()
-    {
-        errs.push(Error::invalid(
-            &path.key(POD_DELETION_COST),
-            v.as_str(),
-            "must be a 32bit integer",
-        ));
-    }
-    for (k, v) in annotations {
-        let Some(container) = k.strip_prefix(APPARMOR_PREFIX) else {
-            continue;
-        };
-        if !has_container(spec, container) {
-            errs.push(Error::invalid(
-                &path.key(k),
-                container,
-                "container not found",
-            ));
-        }
-        if !(v.is_empty()
-            || v == "runtime/default"
-            || v == "unconfined"
-            || v.starts_with("localhost/"))
-        {
-            errs.push(Error::invalid(
-                &path.key(k),
-                v.as_str(),
-                format!(
-                    "invalid AppArmor profile name: {}",
-                    crate::field::go_quote(v)
-                ),
-            ));
-        }
-    }
-    errs
-}
-
-/// `ValidatePodSpecificAnnotationUpdates`: the mirror and AppArmor
-/// annotations cannot be added, changed or removed.
-pub(crate) fn validate_pod_annotation_updates(new: &Pod, old: &Pod, path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let empty = BTreeMap::new();
-    let new_a = new.metadata.annotations.as_ref().unwrap_or(&empty);
-    let old_a = old.metadata.annotations.as_ref().unwrap_or(&empty);
-    for (k, v) in old_a {
-        if new_a.get(k) == Some(v) {
-            continue;
-        }
-        if k.starts_with(APPARMOR_PREFIX) {
-            errs.push(Error::forbidden(
-                &path.key(k),
-                "may not remove or update AppArmor annotations",
-            ));
-        }
-        if k == MIRROR_POD_ANNOTATION {
-            errs.push(Error::forbidden(
-                &path.key(k),
-                "may not remove or update mirror pod annotation",
-            ));
-        }
-    }
-    for k in new_a.keys() {
-        if old_a.contains_key(k) {
-            continue;
-        }
-        if k.starts_with(APPARMOR_PREFIX) {
-            errs.push(Error::forbidden(
-                &path.key(k),
-                "may not add AppArmor annotations",
-            ));
-        }
-        if k == MIRROR_POD_ANNOTATION {
-            errs.push(Error::forbidden(
-                &path.key(k),
-                "may not add mirror pod annotation",
-            ));
-        }
-    }
-    errs.append(validate_pod_annotations(new_a, &spec_of(new), path));
-    errs
 }
 
 /// `validatePodMetadataAndSpec`: metadata, pod annotations, the spec, and
@@ -252,6 +137,7 @@ pub fn validate_pod_create(pod: &Pod, opts: PodValidationOptions) -> ErrorList {
             "cannot be set until all schedulingGates have been cleared",
         ));
     }
+    errs.append(validate_annotations_match_fields(pod, &spec));
     errs
 }
 

@@ -11,7 +11,8 @@ use k8s_openapi::api::core::v1::{
     PodStatus,
 };
 
-use super::pod::{spec_of, validate_pod_annotation_updates};
+use super::pod::spec_of;
+use super::pod_annotations::validate_pod_annotation_updates;
 use super::strings::{is_valid_id, validate_dns1123_subdomain, validate_ip};
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::{formats, meta, render};

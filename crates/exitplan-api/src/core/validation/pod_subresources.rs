@@ -10,9 +10,8 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as WireQuantity;
 
 use super::PodValidationOptions;
 use super::diff::diff;
-use super::pod::{
-    MIRROR_POD_ANNOTATION, spec_of, validate_pod_annotation_updates, validate_pod_metadata_and_spec,
-};
+use super::pod::{spec_of, validate_pod_metadata_and_spec};
+use super::pod_annotations::{MIRROR_POD_ANNOTATION, validate_pod_annotation_updates};
 use super::qos::{compute_pod_qos, get_pod_qos};
 use super::quantity::Quantity;
 use crate::equality::semantic_eq;
