@@ -368,3 +368,264 @@ fn resize_strategy_drops_other_changes() {
     assert_eq!(new.metadata.labels, old.metadata.labels);
     assert_eq!(new.metadata.generation, Some(2));
 }
+
+/// `getResources(cpu, memory, ephemeral-storage)` of upstream's tables.
+fn res(cpu: &str, memory: &str, storage: &str) -> Value {
+    let mut m = serde_json::Map::new();
+    for (k, v) in [
+        ("cpu", cpu),
+        ("memory", memory),
+        ("ephemeral-storage", storage),
+    ] {
+        if !v.is_empty() {
+            m.insert(k.into(), v.into());
+        }
+    }
+    Value::Object(m)
+}
+
+/// `TestValidatePodResize`, through the resize strategy (so the pod
+/// defaults — requests copied from limits — apply to both pods, as they do
+/// in kube-apiserver). `mkPod(requests, limits, resizePolicy)`.
+#[test]
+fn validate_pod_resize_table() {
+    let mk = |req: Value, lim: Value, memory_policy: Option<&str>| {
+        let mut c = json!({"name": "container", "image": "image", "resources": {"requests": req, "limits": lim}});
+        if let Some(p) = memory_policy {
+            c["resizePolicy"] = json!([{"resourceName": "memory", "restartPolicy": p}]);
+        }
+        json!({"containers": [c]})
+    };
+    let none = || json!({});
+    let qos = |class: &'static str| -> Want {
+        (
+            Invalid,
+            "spec",
+            match class {
+                "Guaranteed" => {
+                    "Invalid value: \"Guaranteed\": Pod QOS Class may not change as a result of resizing"
+                }
+                "Burstable" => {
+                    "Invalid value: \"Burstable\": Pod QOS Class may not change as a result of resizing"
+                }
+                _ => {
+                    "Invalid value: \"BestEffort\": Pod QOS Class may not change as a result of resizing"
+                }
+            },
+        )
+    };
+    let only_cpu_memory: Want = (
+        Forbidden,
+        "spec",
+        "Forbidden: only cpu and memory resources are mutable",
+    );
+    let memory_down: Want = (
+        Forbidden,
+        "spec.containers[0].resources.limits[memory]",
+        "Forbidden: memory limits cannot be decreased unless resizePolicy is RestartContainer",
+    );
+    let memory_added: Want = (
+        Forbidden,
+        "spec.containers[0].resources.limits[memory]",
+        "Forbidden: memory limits cannot be added unless resizePolicy is RestartContainer",
+    );
+    let requests_removed: Want = (
+        Forbidden,
+        "spec.containers[0].resources.requests",
+        "Forbidden: resource requests cannot be removed",
+    );
+    let limits_removed: Want = (
+        Forbidden,
+        "spec.containers[0].resources.limits",
+        "Forbidden: resource limits cannot be removed",
+    );
+    let pod_level = json!({"resources": {"limits": {"cpu": "100m", "memory": "200Mi"}}});
+    let with_pod_level = |mut spec: Value| {
+        spec["resources"] = pod_level["resources"].clone();
+        spec
+    };
+    let rows: Vec<(&str, Value, Value, Vec<Want>)> = vec![
+        (
+            "pod-level resources with container cpu limit change",
+            with_pod_level(mk(none(), res("200m", "100Mi", ""), None)),
+            with_pod_level(mk(none(), res("100m", "100Mi", ""), None)),
+            vec![(
+                Forbidden,
+                "",
+                "Forbidden: pods with pod-level resources cannot be resized",
+            )],
+        ),
+        (
+            "cpu limit change",
+            mk(none(), res("100m", "0", "1Gi"), None),
+            mk(none(), res("200m", "0", "1Gi"), None),
+            vec![],
+        ),
+        (
+            "memory limit increase",
+            mk(none(), res("100m", "100Mi", ""), None),
+            mk(none(), res("100m", "200Mi", ""), None),
+            vec![],
+        ),
+        (
+            "no restart policy: memory limit decrease",
+            mk(none(), res("100m", "200Mi", ""), None),
+            mk(res("100m", "100Mi", ""), res("100m", "100Mi", ""), None),
+            vec![memory_down],
+        ),
+        (
+            "restart NotRequired: memory limit decrease",
+            mk(none(), res("100m", "200Mi", ""), Some("NotRequired")),
+            mk(
+                res("100m", "100Mi", ""),
+                res("100m", "100Mi", ""),
+                Some("NotRequired"),
+            ),
+            vec![memory_down],
+        ),
+        (
+            "RestartContainer: memory limit decrease",
+            mk(none(), res("100m", "200Mi", ""), Some("RestartContainer")),
+            mk(
+                res("100m", "100Mi", ""),
+                res("100m", "100Mi", ""),
+                Some("RestartContainer"),
+            ),
+            vec![],
+        ),
+        (
+            "storage limit change",
+            mk(none(), res("100m", "100Mi", "2Gi"), None),
+            mk(
+                res("100m", "100Mi", "1Gi"),
+                res("100m", "100Mi", "1Gi"),
+                None,
+            ),
+            vec![only_cpu_memory],
+        ),
+        (
+            "cpu request change",
+            mk(res("200m", "0", ""), none(), None),
+            mk(res("100m", "0", ""), none(), None),
+            vec![],
+        ),
+        (
+            "memory request change",
+            mk(res("0", "100Mi", ""), none(), None),
+            mk(res("0", "200Mi", ""), none(), None),
+            vec![],
+        ),
+        (
+            "storage request change",
+            mk(res("100m", "0", "1Gi"), none(), None),
+            mk(res("100m", "0", "2Gi"), none(), None),
+            vec![only_cpu_memory],
+        ),
+        (
+            "Pod QoS unchanged, guaranteed -> guaranteed",
+            mk(
+                res("100m", "100Mi", "1Gi"),
+                res("100m", "100Mi", "1Gi"),
+                Some("RestartContainer"),
+            ),
+            mk(
+                res("200m", "400Mi", "1Gi"),
+                res("200m", "400Mi", "1Gi"),
+                Some("RestartContainer"),
+            ),
+            vec![],
+        ),
+        (
+            "Pod QoS unchanged, burstable -> burstable",
+            mk(
+                res("200m", "100Mi", "1Gi"),
+                res("400m", "200Mi", "2Gi"),
+                None,
+            ),
+            mk(
+                res("100m", "200Mi", "1Gi"),
+                res("200m", "400Mi", "2Gi"),
+                None,
+            ),
+            vec![],
+        ),
+        (
+            "Pod QoS unchanged, burstable -> burstable, add limits",
+            mk(res("100m", "100Mi", ""), none(), None),
+            mk(res("100m", "100Mi", ""), res("200m", "", ""), None),
+            vec![],
+        ),
+        (
+            // Upstream's table validates undefaulted pods, where this old pod
+            // (limits only) is Burstable; stored, its requests were defaulted
+            // from its limits, so it is Guaranteed and the resize changes that.
+            "add requests to a pod created with limits only",
+            mk(none(), res("200m", "500Mi", "1Gi"), None),
+            mk(
+                res("300m", "500Mi", "1Gi"),
+                res("400m", "500Mi", "1Gi"),
+                None,
+            ),
+            vec![qos("Guaranteed")],
+        ),
+        (
+            "Pod QoS change, guaranteed -> burstable",
+            mk(res("100m", "100Mi", ""), res("100m", "100Mi", ""), None),
+            mk(res("100m", "100Mi", ""), res("200m", "200Mi", ""), None),
+            vec![qos("Guaranteed")],
+        ),
+        (
+            "Pod QoS change, burstable -> guaranteed",
+            mk(res("100m", "100Mi", ""), none(), None),
+            mk(res("100m", "100Mi", ""), res("100m", "100Mi", ""), None),
+            vec![qos("Burstable"), memory_added],
+        ),
+        (
+            "Pod QoS change, besteffort -> burstable",
+            mk(none(), none(), None),
+            mk(res("100m", "100Mi", ""), res("200m", "200Mi", ""), None),
+            vec![qos("BestEffort"), memory_added],
+        ),
+        (
+            "Pod QoS change, burstable -> besteffort",
+            mk(res("100m", "100Mi", ""), res("200m", "200Mi", ""), None),
+            mk(none(), none(), None),
+            vec![qos("Burstable"), requests_removed, limits_removed],
+        ),
+        (
+            "windows pod, no resource change",
+            {
+                let mut s = mk(none(), res("100m", "0", "1Gi"), None);
+                s["os"] = json!({"name": "windows"});
+                s
+            },
+            {
+                let mut s = mk(none(), res("100m", "0", "1Gi"), None);
+                s["os"] = json!({"name": "windows"});
+                s
+            },
+            vec![(Forbidden, "", "Forbidden: windows pods cannot be resized")],
+        ),
+        (
+            "Pod QoS unchanged, burstable -> burstable, remove cpu limit",
+            mk(res("100m", "100Mi", ""), res("200m", "200Mi", ""), None),
+            mk(res("100m", "100Mi", ""), res("", "200Mi", ""), None),
+            vec![limits_removed],
+        ),
+        (
+            "Pod QoS unchanged, burstable -> burstable, remove cpu request",
+            mk(res("100m", "100Mi", ""), none(), None),
+            mk(res("", "100Mi", ""), none(), None),
+            vec![requests_removed],
+        ),
+    ];
+    for (name, old_spec, new_spec, want) in rows {
+        let old = resize_pod(json!({}), old_spec);
+        let mut new = edited(&old, json!({}), new_spec);
+        check(
+            name,
+            &update_errors::<PodResizeStrategy>(&mut new, &old),
+            &want,
+        );
+    }
+}

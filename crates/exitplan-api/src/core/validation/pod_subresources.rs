@@ -197,12 +197,18 @@ fn without_cpu_memory_changes(c: &Container, old: &Container) -> Container {
     out
 }
 
-/// The resources of `c` as a comparable value (an absent or empty
-/// requirement is no requirement).
+/// `c` as a comparable value: an empty resource list is no list and empty
+/// requirements are none (Go's semantic equality: nil ≡ empty map).
 fn normalized(mut c: Container) -> Container {
-    if let Some(r) = &c.resources {
-        let empty = |l: &Option<List>| l.as_ref().is_none_or(List::is_empty);
-        if empty(&r.limits) && empty(&r.requests) && r.claims.as_ref().is_none_or(Vec::is_empty) {
+    if let Some(r) = &mut c.resources {
+        if r.limits.as_ref().is_some_and(List::is_empty) {
+            r.limits = None;
+        }
+        if r.requests.as_ref().is_some_and(List::is_empty) {
+            r.requests = None;
+        }
+        if r.limits.is_none() && r.requests.is_none() && r.claims.as_ref().is_none_or(Vec::is_empty)
+        {
             c.resources = None;
         }
     }
