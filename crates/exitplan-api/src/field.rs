@@ -444,9 +444,8 @@ impl fmt::Display for ErrorList {
     }
 }
 
-/// Quotes a string the way Go's `strconv.Quote` (and so `%q`) does. Exact for
-/// ASCII; for other characters it escapes controls and non-ASCII spaces (Go
-/// also escapes unassigned and format characters, which never occur in names).
+/// Quotes a string the way Go's `strconv.Quote` (and so `%q`) does: every
+/// character Go's `strconv.IsPrint` rejects is escaped ([`crate::printable`]).
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -464,8 +463,7 @@ pub fn go_quote(s: &str) -> String {
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
-            // Go's strconv.IsPrint: controls and every space but U+0020 are escaped.
-            c if c != ' ' && (c.is_control() || c.is_whitespace()) => {
+            c if !crate::printable::is_print(c) => {
                 let n = c as u32;
                 if n <= 0xffff {
                     out.push_str(&format!("\\u{n:04x}"));
@@ -566,5 +564,14 @@ mod tests {
         assert_eq!(go_quote("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\x01é\"");
         assert_eq!(go_quote("a\u{a0}b"), "\"a\\u00a0b\"");
         assert_eq!(go_quote("a b"), "\"a b\"");
+        // Format, private-use and unassigned characters are escaped too, as
+        // Go's strconv.IsPrint rejects them; printable non-ASCII is kept.
+        assert_eq!(go_quote("a\u{200b}b"), "\"a\\u200bb\"");
+        assert_eq!(
+            go_quote("\u{feff}\u{e000}\u{378}"),
+            "\"\\ufeff\\ue000\\u0378\""
+        );
+        assert_eq!(go_quote("\u{e0001}"), "\"\\U000e0001\"");
+        assert_eq!(go_quote("日本\u{301}😀"), "\"日本\u{301}😀\"");
     }
 }

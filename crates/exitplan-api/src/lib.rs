@@ -14,7 +14,8 @@
 //! ```
 //!
 //! * [`field`] — field errors rendered exactly like apimachinery's; [`render`]
-//!   — their non-scalar values as Go's JSON.
+//!   — their non-scalar values as Go's JSON; [`printable`] — Go's
+//!   `unicode.IsPrint`.
 //! * Shared rules: [`formats`] (names, label keys, UUIDs, reserved domains),
 //!   [`meta`] (ObjectMeta, and the generic registry's checks in
 //!   [`meta::generic`]), [`conditions`] (`metav1.Condition`), [`selector`]
@@ -46,6 +47,8 @@ pub mod meta;
 pub mod nonnegative;
 pub mod patch;
 pub mod policy;
+pub mod printable;
+pub mod quantities;
 pub mod render;
 pub mod selector;
 pub mod status;

@@ -14,7 +14,11 @@
 //! * a connection with no request for [`ConnectionLimits::idle_timeout`] is
 //!   closed.
 //!
-//! Responses are never timed: a watch streams for as long as it lasts.
+//! Responses are never timed: a watch streams for as long as it lasts, and
+//! a client that stops reading keeps its connection (kube-apiserver sets no
+//! write timeout either). Only once the server stops, a response still
+//! unfinished after [`ConnectionLimits::body_timeout`] (kube-apiserver's
+//! shutdown timeout is its request timeout) has its connection closed.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -427,21 +431,29 @@ async fn http<S>(
         .max_header_size(limits.max_header_bytes);
     let conn = builder.serve_connection(TokioIo::new(io), service);
     let mut conn = std::pin::pin!(conn);
-    let mut closing = false;
+    // Since when the connection is closing: the response in flight gets the
+    // request timeout to finish, as kube-apiserver's shutdown gives its
+    // in-flight requests (a client that never reads would hold it forever).
+    let mut closing: Option<Instant> = None;
     loop {
-        let deadline = if closing {
-            None
-        } else {
-            activity.deadline(&limits)
+        let deadline = match closing {
+            Some(since) => Some((since + limits.body_timeout, true)),
+            None => activity.deadline(&limits),
         };
         if let Some((at, close)) = deadline
             && at <= Instant::now()
         {
             if close {
-                tracing::debug!("request header timed out: closing the connection");
+                if closing.is_some() {
+                    tracing::debug!(
+                        "response unfinished at the request timeout after shutdown: closing the connection"
+                    );
+                } else {
+                    tracing::debug!("request header timed out: closing the connection");
+                }
                 return;
             }
-            closing = true;
+            closing = Some(Instant::now());
             conn.as_mut().graceful_shutdown();
             continue;
         }
@@ -460,14 +472,14 @@ async fn http<S>(
             }
             () = activity.changed.notified() => {}
             () = sleep => {}
-            changed = stop.changed(), if !closing => {
+            changed = stop.changed(), if closing.is_none() => {
                 if changed.is_err() || *stop.borrow() {
                     // Between requests: close now; else once the
                     // response in flight is written.
                     if activity.in_flight.load(Ordering::Acquire) == 0 {
                         return;
                     }
-                    closing = true;
+                    closing = Some(Instant::now());
                     conn.as_mut().graceful_shutdown();
                 }
             }

@@ -12,6 +12,7 @@ use exitplan_api::core::pod::PodStrategy;
 use exitplan_api::lifecycle::eviction::EvictionStrategy;
 use exitplan_api::lifecycle::evictionrequest::EvictionRequestStrategy;
 use exitplan_api::policy::pdb::PodDisruptionBudgetStrategy;
+use exitplan_api::quantities::{Quantities, first_malformed};
 use exitplan_api::status::InvalidError;
 use exitplan_api::strategy::{self, Context, Strategy, SystemFields, fill_system_fields};
 
@@ -113,15 +114,20 @@ fn admit_as<S>(
 ) -> Result<Admitted, InputError>
 where
     S: Strategy,
-    S::Object: DeserializeOwned + serde::Serialize,
+    S::Object: DeserializeOwned + serde::Serialize + Quantities,
 {
     let absent = find_absent(&new.value);
+    let src = new.src.clone();
     let value_key = new.value.to_string();
     let ctx = Context {
         now,
         absent: &absent,
     };
     let mut obj: S::Object = decode(new)?;
+    // The API server refuses a malformed quantity while decoding.
+    if let Some(e) = first_malformed(&obj) {
+        return Err(InputError::Decode(src, e.to_owned()));
+    }
     let old: Option<S::Object> = old.map(decode).transpose()?.map(|mut o| {
         S::default(&mut o);
         o

@@ -204,6 +204,13 @@ fn unusable_input_exits_two_with_one_line() {
             "invalid type",
         ),
         (
+            &["validate", "-f", "-"],
+            Some(
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: i, resources: {limits: {cpu: abc}}}\n",
+            ),
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        ),
+        (
             &["validate", "-f", "does/not/exist.yaml"],
             None,
             "cannot read",

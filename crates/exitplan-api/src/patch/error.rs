@@ -32,6 +32,9 @@ pub struct PatchError {
     /// /spec/replicas failed: test failed`). Not part of the `Status`; for
     /// logs and tests.
     pub detail: Option<String>,
+    /// Built by `NewGenericServerResponse`, whose `Status` always carries a
+    /// `details` object (empty here: no group, kind, name or causes).
+    pub generic: bool,
 }
 
 /// One `Status.details.causes` entry.
@@ -54,6 +57,7 @@ impl PatchError {
             message: message.into(),
             causes: Vec::new(),
             detail: None,
+            generic: false,
         }
     }
 
@@ -66,6 +70,7 @@ impl PatchError {
     pub(crate) fn unprocessable(detail: impl Into<String>) -> PatchError {
         PatchError {
             detail: Some(detail.into()),
+            generic: true,
             ..PatchError::new(422, "Invalid", GENERIC_422)
         }
     }
@@ -79,8 +84,8 @@ impl PatchError {
     /// The `Status` kube-apiserver answers with (details only where
     /// upstream fills them).
     pub fn to_status(&self) -> Status {
-        let details = (!self.causes.is_empty()).then(|| StatusDetails {
-            causes: Some(
+        let details = (!self.causes.is_empty() || self.generic).then(|| StatusDetails {
+            causes: (!self.causes.is_empty()).then(|| {
                 self.causes
                     .iter()
                     .map(|c| StatusCause {
@@ -88,8 +93,8 @@ impl PatchError {
                         message: Some(c.message.clone()),
                         reason: Some(c.reason.clone()),
                     })
-                    .collect(),
-            ),
+                    .collect()
+            }),
             ..StatusDetails::default()
         });
         Status {

@@ -43,6 +43,51 @@ fn write_v(out: &mut String, value: &Value) {
     }
 }
 
+/// `fmt.Sprintf("%s", v)` of a value decoded into `interface{}`: strings
+/// as they are, maps and slices element by element, anything else Go's
+/// bad-verb form (`%!s(int64=1)`, `%!s(bool=true)`, `%!s(<nil>)`).
+pub fn s(value: &Value) -> String {
+    let mut out = String::new();
+    write_s(&mut out, value);
+    out
+}
+
+fn write_s(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("%!s(<nil>)"),
+        Value::Bool(_) => {
+            let _ = write!(out, "%!s(bool={})", v(value));
+        }
+        Value::Number(n) => {
+            let ty = if n.is_f64() { "float64" } else { "int64" };
+            let _ = write!(out, "%!s({ty}={})", number(n));
+        }
+        Value::String(s) => out.push_str(s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                write_s(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push_str("map[");
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                write_s(out, item);
+            }
+            out.push(']');
+        }
+    }
+}
+
 /// A JSON number as Go prints the `int64` or `float64` it decodes to
 /// (`%v` of a float is `%g`: `1.5`, `1e+21`).
 pub fn number(n: &serde_json::Number) -> String {
@@ -135,6 +180,11 @@ mod tests {
             "map[a:<nil> b:[1 x]]"
         );
         assert_eq!(v(&json!(1.5)), "1.5");
+        assert_eq!(
+            s(&json!({"a": [1, "x", null, true, 1.5]})),
+            "map[a:[%!s(int64=1) x %!s(<nil>) %!s(bool=true) %!s(float64=1.5)]]"
+        );
+        assert_eq!(s(&json!(null)), "%!s(<nil>)");
         assert_eq!(v(&json!(1e21)), "1e+21");
         assert_eq!(quote("a\"b\n"), "\"a\\\"b\\n\"");
         assert_eq!(atoi("+7"), Ok(7));

@@ -54,8 +54,8 @@ pub fn apply(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
 
 /// `jsonpatch.DecodePatch`: a JSON array of objects (or `null`s).
 fn decode(patch: &[u8]) -> Result<Vec<Option<Map<String, Value>>>, String> {
-    if patch.iter().all(u8::is_ascii_whitespace) {
-        return Err("unexpected end of JSON input".to_owned());
+    if let Some(e) = super::gojson::syntax_error(patch) {
+        return Err(e);
     }
     let value: Value = serde_json::from_slice(patch).map_err(|e| e.to_string())?;
     let items = match value {

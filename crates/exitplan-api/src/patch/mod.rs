@@ -24,6 +24,7 @@ mod apply;
 mod error;
 mod fields;
 mod gofmt;
+mod gojson;
 mod json_patch;
 mod managed;
 mod merge;
@@ -88,6 +89,20 @@ pub fn json_patch(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
     json_patch::apply(original, patch)
 }
 
+/// How kube-apiserver prints a patch whose result does not decode into the
+/// kind's type, as the value of its `patch: Invalid value: …` error: the
+/// patched object's JSON for JSON and merge patches (`string(patchedObjJS)`),
+/// Go's `%+v` of the decoded patch for strategic merge patches
+/// (`map[spec:map[terminationGracePeriodSeconds:x]]`).
+pub fn undecodable_value(ty: PatchType, patch: &[u8], patched: &Value) -> String {
+    match ty {
+        PatchType::Strategic => serde_json::from_slice::<Value>(patch)
+            .map(|p| gofmt::v(&p))
+            .unwrap_or_default(),
+        _ => patched.to_string(),
+    }
+}
+
 /// Applies an RFC 7386 JSON merge patch.
 pub fn merge_patch(original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
     merge::apply(original, patch)
@@ -99,7 +114,44 @@ pub fn strategic_merge_patch(
     original: &Value,
     patch: &[u8],
 ) -> Result<Value, PatchError> {
-    strategic::apply(ty, original, patch)
+    strategic::apply(ty, original, patch, None)
+}
+
+/// [`strategic_merge_patch`] that also knows the kind's Go types (`types`,
+/// starting at the definition `root`), so a `$setElementOrder/<field>`
+/// naming a field the type lacks, or one that is not a list, fails as
+/// upstream's `LookupPatchMetadataForSlice` makes it fail.
+pub fn strategic_merge_patch_typed(
+    ty: TypeRef<'_>,
+    original: &Value,
+    patch: &[u8],
+    types: &dyn GoTypes,
+    root: &str,
+) -> Result<Value, PatchError> {
+    strategic::apply(ty, original, patch, Some((types, root)))
+}
+
+/// A field of a Go API type, as strategic merge patch's lookups
+/// (`LookupPatchMetadataForStruct`, `LookupPatchMetadataForSlice`) see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoField<'a> {
+    /// The struct has no such JSON field.
+    Unknown,
+    /// A slice; the definition of its items when they are structs.
+    List(Option<&'a str>),
+    /// A struct (or a pointer to one): its definition.
+    Struct(&'a str),
+    /// A map; the definition of its values when they are structs.
+    Map(Option<&'a str>),
+    /// Anything else: a string, a number, a boolean, a quantity, a time.
+    Scalar,
+}
+
+/// The Go types behind a kind's JSON, by definition name
+/// (`io.k8s.api.core.v1.PodSpec`; the Go struct is the last segment).
+pub trait GoTypes {
+    /// The JSON field `name` of the struct `definition`.
+    fn field(&self, definition: &str, name: &str) -> GoField<'_>;
 }
 
 /// Server-side apply of `applied` (YAML or JSON) by `manager` onto `live`

@@ -17,10 +17,11 @@
 
 use serde_json::{Map, Value};
 
-use super::TypeRef;
 use super::error::PatchError;
 use super::gofmt;
+use super::gojson;
 use super::schema::{self, ANY, Schema, SmpList};
+use super::{GoField, GoTypes, TypeRef};
 
 const DIRECTIVE: &str = "$patch";
 const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
@@ -55,8 +56,73 @@ impl From<Fail> for PatchError {
 
 type R<T> = Result<T, Fail>;
 
-/// Applies a strategic merge patch to `original` (an object of type `ty`).
-pub fn apply(ty: TypeRef<'_>, original: &Value, patch: &[u8]) -> Result<Value, PatchError> {
+/// Where the merge is in the kind's Go types, when they are known.
+#[derive(Clone, Copy)]
+enum Go<'t> {
+    /// Not known: no lookups fail.
+    Unknown,
+    /// Inside the struct with this definition.
+    Struct(&'t dyn GoTypes, &'t str),
+    /// Inside a map (values: this struct definition, if structs).
+    Map(&'t dyn GoTypes, Option<&'t str>),
+}
+
+impl<'t> Go<'t> {
+    /// The value of field `key` (a map merged into a map).
+    fn child(self, key: &str) -> Go<'t> {
+        match self {
+            Go::Struct(t, def) => match t.field(def, key) {
+                GoField::Struct(d) => Go::Struct(t, d),
+                GoField::Map(e) => Go::Map(t, e),
+                _ => Go::Unknown,
+            },
+            Go::Map(t, Some(e)) => Go::Struct(t, e),
+            _ => Go::Unknown,
+        }
+    }
+
+    /// The items of the list field `key`.
+    fn items(self, key: &str) -> Go<'t> {
+        match self {
+            Go::Struct(t, def) => match t.field(def, key) {
+                GoField::List(Some(e)) => Go::Struct(t, e),
+                _ => Go::Unknown,
+            },
+            _ => Go::Unknown,
+        }
+    }
+
+    /// `LookupPatchMetadataForSlice(key)`: the field must exist and be a
+    /// slice.
+    fn slice_lookup(self, key: &str) -> R<()> {
+        match self {
+            Go::Unknown => Ok(()),
+            Go::Map(..) => Err(Fail::Internal(
+                "expected slice or array type, but got: map".to_owned(),
+            )),
+            Go::Struct(t, def) => match t.field(def, key) {
+                GoField::List(_) => Ok(()),
+                GoField::Unknown => Err(Fail::Internal(format!(
+                    "unable to find api field in struct {} for the json field {}",
+                    def.rsplit('.').next().unwrap_or(def),
+                    gofmt::quote(key)
+                ))),
+                _ => Err(Fail::Internal(
+                    "expected slice or array type, but got: struct".to_owned(),
+                )),
+            },
+        }
+    }
+}
+
+/// Applies a strategic merge patch to `original` (an object of type `ty`;
+/// `types`: its Go types and root definition, when known).
+pub fn apply(
+    ty: TypeRef<'_>,
+    original: &Value,
+    patch: &[u8],
+    types: Option<(&dyn GoTypes, &str)>,
+) -> Result<Value, PatchError> {
     let Some(ts) = schema::lookup(ty) else {
         return Err(PatchError::new(
             415,
@@ -64,6 +130,9 @@ pub fn apply(ty: TypeRef<'_>, original: &Value, patch: &[u8]) -> Result<Value, P
             UNSUPPORTED_SMP,
         ));
     };
+    if let Some(e) = gojson::syntax_error(patch) {
+        return Err(PatchError::bad_request(e));
+    }
     let patch: Value =
         serde_json::from_slice(patch).map_err(|e| PatchError::bad_request(e.to_string()))?;
     let patch = match patch {
@@ -80,7 +149,11 @@ pub fn apply(ty: TypeRef<'_>, original: &Value, patch: &[u8]) -> Result<Value, P
         Value::Object(m) => m.clone(),
         _ => return Err(PatchError::bad_request("invalid JSON document")),
     };
-    Ok(Value::Object(merge_map(original, patch, &ts.root)?))
+    let go = match types {
+        Some((t, root)) => Go::Struct(t, root),
+        None => Go::Unknown,
+    };
+    Ok(Value::Object(merge_map(original, patch, &ts.root, go)?))
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -107,11 +180,14 @@ fn go_type(v: &Value) -> &'static str {
     }
 }
 
+/// `mergepatch.ErrBadArgType`: `%s` of `reflect.TypeOf` (a `nil` value has
+/// no type: `%!s(<nil>)`).
 fn bad_arg_type(expected: &str, actual: &Value) -> Fail {
-    Fail::Internal(format!(
-        "expected a {expected}, but received a {}",
-        go_type(actual)
-    ))
+    let actual = match actual {
+        Value::Null => "%!s(<nil>)",
+        other => go_type(other),
+    };
+    Fail::Internal(format!("expected a {expected}, but received a {actual}"))
 }
 
 fn no_merge_key(m: &Map<String, Value>, key: &str) -> Fail {
@@ -121,13 +197,11 @@ fn no_merge_key(m: &Map<String, Value>, key: &str) -> Fail {
     ))
 }
 
+/// `mergepatch.ErrBadPatchType`: the directive with `%s`, the map with `%v`.
 fn bad_patch_type(directive: &Value, m: &Map<String, Value>) -> Fail {
-    let d = match directive {
-        Value::String(s) => s.clone(),
-        other => format!("%!s({}={})", go_type(other), gofmt::v(other)),
-    };
     Fail::Internal(format!(
-        "unknown patch type: {d} in map: {}",
+        "unknown patch type: {} in map: {}",
+        gofmt::s(directive),
         gofmt::v(&Value::Object(m.clone()))
     ))
 }
@@ -142,6 +216,7 @@ fn merge_map(
     mut original: Map<String, Value>,
     mut patch: Map<String, Value>,
     schema: &Schema,
+    go: Go<'_>,
 ) -> R<Map<String, Value>> {
     if let Some(directive) = patch.get(DIRECTIVE).cloned() {
         return match directive.as_str() {
@@ -154,7 +229,7 @@ fn merge_map(
         };
     }
     apply_retain_keys(&mut original, &mut patch)?;
-    merge_set_element_order(&mut original, &mut patch, schema)?;
+    merge_set_element_order(&mut original, &mut patch, schema, go)?;
 
     for (key, patch_v) in patch {
         let (k, is_delete_list) = if key.starts_with(DELETE_FROM_PRIMITIVE_LIST) {
@@ -194,12 +269,15 @@ fn merge_map(
         };
         let field = schema.field(&k);
         let merged = match (orig, patch_v) {
-            (Value::Object(o), Value::Object(p)) => Some(Value::Object(merge_map(o, p, field)?)),
+            (Value::Object(o), Value::Object(p)) => {
+                Some(Value::Object(merge_map(o, p, field, go.child(&k))?))
+            }
             (Value::Array(o), Value::Array(p)) => Some(Value::Array(merge_slice_handler(
                 o,
                 p,
                 field,
                 is_delete_list,
+                go.items(&k),
             )?)),
             (_, p) => remove_directives(p),
         };
@@ -262,6 +340,7 @@ fn merge_set_element_order(
     original: &mut Map<String, Value>,
     patch: &mut Map<String, Value>,
     schema: &Schema,
+    go: Go<'_>,
 ) -> R<()> {
     let keys: Vec<String> = patch
         .keys()
@@ -287,6 +366,7 @@ fn merge_set_element_order(
             Some(Value::Array(l)) => Some(l.clone()),
             Some(other) => return Err(bad_arg_type("[]interface {}", other)),
         };
+        go.slice_lookup(&field_key)?;
         let field = schema.field(&field_key);
         let (strategy, _) = list_meta(field);
         let merge_key = merge_key_of(strategy);
@@ -297,7 +377,9 @@ fn merge_set_element_order(
                 Some(Value::Array(v)) => v,
                 _ => continue,
             },
-            (Some(o), Some(p)) => merge_slice_handler(o.clone(), p.clone(), field, false)?,
+            (Some(o), Some(p)) => {
+                merge_slice_handler(o.clone(), p.clone(), field, false, go.items(&field_key))?
+            }
             (None, None) => continue,
         };
         let (patch_items, server_only) = partition(&merged, &order, merge_key)?;
@@ -381,21 +463,25 @@ fn split_deletes(list: &[Value]) -> R<(Vec<Value>, Vec<Value>)> {
     Ok((keep, delete))
 }
 
-/// `mergeSliceHandler`.
+/// `mergeSliceHandler`: a list without `patchStrategy:"merge"` takes the
+/// patch's list, even under `$deleteFromPrimitiveList/` (upstream replaces
+/// an atomic list such as `args` with the items meant for deletion).
 fn merge_slice_handler(
     original: Vec<Value>,
     patch: Vec<Value>,
     field: &Schema,
     is_delete_list: bool,
+    go_items: Go<'_>,
 ) -> R<Vec<Value>> {
     let (strategy, elem) = list_meta(field);
-    if strategy != SmpList::Replace || is_delete_list {
+    if strategy != SmpList::Replace {
         merge_slice(
             original,
             patch,
             elem,
             merge_key_of(strategy),
             is_delete_list,
+            go_items,
         )
     } else {
         Ok(patch)
@@ -440,6 +526,7 @@ fn merge_slice(
     elem: &Schema,
     merge_key: &str,
     is_delete_list: bool,
+    go_items: Go<'_>,
 ) -> R<Vec<Value>> {
     if original.is_empty() && patch.is_empty() {
         return Ok(original);
@@ -466,7 +553,7 @@ fn merge_slice(
             ));
         }
         let (original, patch) = merge_special_elements(original, patch, merge_key)?;
-        let merged = merge_plain_elements(original.clone(), &patch, merge_key, elem)?;
+        let merged = merge_plain_elements(original.clone(), &patch, merge_key, elem, go_items)?;
         (original, patch, merged)
     };
     let key = if is_map { merge_key } else { "" };
@@ -535,6 +622,7 @@ fn merge_plain_elements(
     patch: &[Value],
     merge_key: &str,
     elem: &Schema,
+    go_items: Go<'_>,
 ) -> R<Vec<Value>> {
     for v in patch {
         let m = v
@@ -546,7 +634,7 @@ fn merge_plain_elements(
                 let Some(Value::Object(o)) = original.get(i).cloned() else {
                     continue;
                 };
-                let merged = merge_map(o, m.clone(), elem)?;
+                let merged = merge_map(o, m.clone(), elem, go_items)?;
                 if let Some(slot) = original.get_mut(i) {
                     *slot = Value::Object(merged);
                 }

@@ -15,6 +15,7 @@ mod pod_annotations;
 mod pod_fixture;
 mod pod_qos;
 mod pod_responders;
+mod pod_spec_validation;
 mod pod_status;
 mod pod_subresources;
 mod pod_update;

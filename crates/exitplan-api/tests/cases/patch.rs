@@ -4,8 +4,9 @@
 //! structured-merge-diff and the apiserver field manager).
 
 use exitplan_api::patch::{
-    PatchError, TypeRef, json_patch, merge_patch, record_update, server_side_apply,
-    server_side_apply_subresource, strategic_merge_patch,
+    GoField, GoTypes, PatchError, TypeRef, json_patch, merge_patch, record_update,
+    server_side_apply, server_side_apply_subresource, strategic_merge_patch,
+    strategic_merge_patch_typed,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -297,7 +298,42 @@ fn json_patch_failure_status_is_generic() {
     );
     let status = e.to_status();
     assert_eq!(status.reason.as_deref(), Some("Invalid"));
-    assert!(status.details.is_none());
+    // `NewGenericServerResponse` always fills `details` (empty here).
+    assert_eq!(
+        serde_json::to_value(&status.details).expect("details"),
+        json!({})
+    );
+}
+
+/// Undecodable JSON Patch documents: Go's `encoding/json` syntax errors,
+/// 400 (upstream `TestJSONPatch` "invalid-syntax" and `jsonpatch.DecodePatch`).
+#[test]
+fn json_patch_syntax_errors() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "invalid json patch",
+            "invalid character 'i' looking for beginning of value",
+        ),
+        ("", "unexpected end of JSON input"),
+        ("[{\"op\":\"add\"", "unexpected end of JSON input"),
+        (
+            "[{\"op\":\"add\",}]",
+            "invalid character '}' looking for beginning of object key string",
+        ),
+        ("[] []", "invalid character '[' after top-level value"),
+        (
+            "[1]",
+            "json: cannot unmarshal number into Go value of type jsonpatch.Operation",
+        ),
+    ];
+    for (patch, want) in cases {
+        let e = json_patch(&doc(), patch.as_bytes()).expect_err("undecodable");
+        assert_eq!(
+            (e.code, e.reason.as_str(), e.message.as_str()),
+            (400, "BadRequest", *want),
+            "patch {patch:?}"
+        );
+    }
 }
 
 /// More than 10000 operations is 413 (`maxJSONPatchOperations`).
@@ -709,6 +745,282 @@ fn smp_errors() {
         ),
         err(400, "invalid patch format of primitive list")
     );
+}
+
+/// Strategic merge patch failures case by case, as kube-apiserver answers
+/// them: `interpretStrategicMergePatchError` turns the `mergepatch` sentinel
+/// errors into 400 `BadRequest` (malformed directives) and every other
+/// library error passes through as a plain Go error — 500 with no reason
+/// and the library's text (`ErrBadPatchType`, `ErrNoMergeKey`,
+/// `ErrBadArgType`, …, formatted with Go's `%s`/`%v`). `(name, patch,
+/// status, message)`.
+#[test]
+fn smp_error_table() {
+    let cases: Vec<(&str, Value, u16, &str)> = vec![
+        (
+            "unknown directive on the object",
+            json!({"$patch": "bogus"}),
+            500,
+            "unknown patch type: bogus in map: map[$patch:bogus]",
+        ),
+        (
+            "unknown directive in a map",
+            json!({"metadata": {"labels": {"$patch": "bogus", "x": "1"}}}),
+            500,
+            "unknown patch type: bogus in map: map[$patch:bogus x:1]",
+        ),
+        (
+            "a null directive prints as Go's %s of nil",
+            json!({"metadata": {"labels": {"$patch": null}}}),
+            500,
+            "unknown patch type: %!s(<nil>) in map: map[$patch:<nil>]",
+        ),
+        (
+            "a number directive",
+            json!({"metadata": {"labels": {"$patch": 1}}}),
+            500,
+            "unknown patch type: %!s(int64=1) in map: map[$patch:1]",
+        ),
+        (
+            "a map directive prints element by element",
+            json!({"metadata": {"labels": {"$patch": {"a": 1, "b": "c"}}}}),
+            500,
+            "unknown patch type: map[a:%!s(int64=1) b:c] in map: map[$patch:map[a:1 b:c]]",
+        ),
+        (
+            "a list directive",
+            json!({"metadata": {"labels": {"$patch": ["x", true]}}}),
+            500,
+            "unknown patch type: [x %!s(bool=true)] in map: map[$patch:[x true]]",
+        ),
+        (
+            "a container without its merge key",
+            json!({"spec": {"containers": [{"image": "q"}]}}),
+            500,
+            "map: map[image:q] does not contain declared merge key: name",
+        ),
+        (
+            "an unknown directive on a list item",
+            json!({"spec": {"containers": [{"$patch": "bogus", "name": "a"}]}}),
+            500,
+            "unknown patch type: bogus in map: map[$patch:bogus name:a]",
+        ),
+        (
+            "a delete item without its merge key",
+            json!({"spec": {"containers": [{"$patch": "delete"}]}}),
+            500,
+            "map: map[$patch:delete] does not contain declared merge key: name",
+        ),
+        (
+            "a merge directive on a list item",
+            json!({"spec": {"containers": [{"$patch": "merge", "name": "a"}]}}),
+            500,
+            "merging lists cannot yet be specified in the patch",
+        ),
+        (
+            "$setElementOrder that is not a list",
+            json!({"spec": {"$setElementOrder/containers": "garbage"}}),
+            500,
+            "expected a []interface {}, but received a string",
+        ),
+        (
+            "$setElementOrder null (reflect.TypeOf(nil) prints %!s(<nil>))",
+            json!({"spec": {"$setElementOrder/containers": null}}),
+            500,
+            "expected a []interface {}, but received a %!s(<nil>)",
+        ),
+        (
+            "$setElementOrder of strings for a list of maps",
+            json!({"spec": {"$setElementOrder/containers": ["a"]}}),
+            500,
+            "value for key 0 is not a map.",
+        ),
+        (
+            "$setElementOrder items without the merge key",
+            json!({"spec": {"$setElementOrder/containers": [{"image": "x"}],
+                            "containers": [{"name": "a", "image": "x:2"}]}}),
+            500,
+            "map: map[image:x] does not contain declared merge key: name",
+        ),
+        (
+            "$setElementOrder of a field that is not a list",
+            json!({"$setElementOrder/metadata": []}),
+            500,
+            "expected a []interface {}, but received a map[string]interface {}",
+        ),
+        (
+            "$setElementOrder without the field name (the type is checked first)",
+            json!({"spec": {"$setElementOrdercontainers": "x"}}),
+            500,
+            "expected a []interface {}, but received a string",
+        ),
+        (
+            "$setElementOrder without the field name",
+            json!({"spec": {"$setElementOrdercontainers": []}}),
+            400,
+            "invalid patch format of setElementOrder list",
+        ),
+        (
+            "$retainKeys that is not a list",
+            json!({"spec": {"volumes": [{"name": "v", "$retainKeys": "hostPath"}]}}),
+            400,
+            "invalid patch format of retainKeys",
+        ),
+        (
+            "$retainKeys missing a patched key",
+            json!({"spec": {"volumes": [{"name": "v", "hostPath": {"path": "/x"}, "$retainKeys": ["name"]}]}}),
+            400,
+            "invalid patch format of retainKeys",
+        ),
+        (
+            "$deleteFromPrimitiveList without the field name",
+            json!({"metadata": {"$deleteFromPrimitiveListfinalizers": ["x"]}}),
+            400,
+            "invalid patch format of primitive list",
+        ),
+        (
+            "a merge list of strings patched with maps",
+            json!({"metadata": {"finalizers": [{"a": 1}]}}),
+            500,
+            "list element types are not identical: [[a.example.com/f b.example.com/f] [map[a:1]]]",
+        ),
+        (
+            "a patch that is not an object",
+            json!([1]),
+            400,
+            "json: cannot unmarshal array into Go value of type map[string]interface {}",
+        ),
+    ];
+    for (name, patch, code, message) in cases {
+        let e = strategic_merge_patch(POD, &pod(), patch.to_string().as_bytes()).expect_err(name);
+        let reason = match code {
+            400 => "BadRequest",
+            _ => "",
+        };
+        assert_eq!(
+            (e.code, e.reason.as_str(), e.message.as_str()),
+            (code, reason, message),
+            "{name}"
+        );
+        // A plain Go error's Status has no reason and no details.
+        let status = e.to_status();
+        assert_eq!(status.reason.is_none(), reason.is_empty(), "{name}");
+        assert!(status.details.is_none(), "{name}");
+    }
+}
+
+/// Just enough of the Pod's Go types for the lookups a `$setElementOrder`
+/// list makes.
+struct PodTypes;
+
+impl GoTypes for PodTypes {
+    fn field(&self, definition: &str, name: &str) -> GoField<'_> {
+        match (definition, name) {
+            ("v1.Pod", "metadata") => GoField::Struct("v1.ObjectMeta"),
+            ("v1.Pod", "spec") => GoField::Struct("v1.PodSpec"),
+            ("v1.ObjectMeta", "labels") => GoField::Map(None),
+            ("v1.ObjectMeta", "finalizers") => GoField::List(None),
+            ("v1.ObjectMeta", "name") => GoField::Scalar,
+            ("v1.PodSpec", "containers") => GoField::List(Some("v1.Container")),
+            ("v1.PodSpec", "nodeName") => GoField::Scalar,
+            ("v1.Container", "env") => GoField::List(Some("v1.EnvVar")),
+            ("v1.Container", "name" | "image") => GoField::Scalar,
+            _ => GoField::Unknown,
+        }
+    }
+}
+
+/// With the kind's Go types known, a `$setElementOrder/<field>` must name a
+/// list field of the struct it is in (`LookupPatchMetadataForSlice`): 500
+/// with upstream's texts otherwise; without them nothing is checked.
+#[test]
+fn smp_set_element_order_field_lookup() {
+    let typed = |patch: Value| {
+        strategic_merge_patch_typed(
+            POD,
+            &pod(),
+            patch.to_string().as_bytes(),
+            &PodTypes,
+            "v1.Pod",
+        )
+        .map_err(|e| (e.code, e.reason, e.message))
+    };
+    for (patch, message) in [
+        (
+            json!({"spec": {"$setElementOrder/bogus": []}}),
+            "unable to find api field in struct PodSpec for the json field \"bogus\"",
+        ),
+        (
+            json!({"spec": {"$setElementOrder/nodeName": []}}),
+            "expected slice or array type, but got: struct",
+        ),
+        (
+            json!({"metadata": {"labels": {"$setElementOrder/x": []}}}),
+            "expected slice or array type, but got: map",
+        ),
+        (
+            json!({"spec": {"containers": [{"name": "a", "$setElementOrder/bogus": []}]}}),
+            "unable to find api field in struct Container for the json field \"bogus\"",
+        ),
+    ] {
+        assert_eq!(
+            typed(patch.clone()),
+            Err((500, String::new(), message.to_owned())),
+            "{patch}"
+        );
+        assert!(smp(POD, &pod(), patch.clone()).is_ok(), "untyped: {patch}");
+    }
+    let got = typed(json!({"spec": {"containers": [{"name": "a",
+        "$setElementOrder/env": [{"name": "NEW"}, {"name": "OLD"}],
+        "env": [{"name": "NEW", "value": "1"}]}]}}))
+    .expect("a list field orders");
+    assert_eq!(names(&got["spec"]["containers"][0]["env"]), ["NEW", "OLD"]);
+}
+
+/// A strategic merge patch body that is not JSON: Go's syntax error, 400
+/// (upstream `TestStrategicMergePatchInvalid`).
+#[test]
+fn smp_syntax_errors() {
+    for (patch, want) in [
+        (
+            "barbaz",
+            "invalid character 'b' looking for beginning of value",
+        ),
+        ("{\"spec\":", "unexpected end of JSON input"),
+        (
+            "{\"spec\":{}}}",
+            "invalid character '}' after top-level value",
+        ),
+    ] {
+        let e = strategic_merge_patch(POD, &pod(), patch.as_bytes()).expect_err(patch);
+        assert_eq!(
+            (e.code, e.reason.as_str(), e.message.as_str()),
+            (400, "BadRequest", want)
+        );
+    }
+}
+
+/// Directive misuse that upstream accepts: `$deleteFromPrimitiveList/` on
+/// a list without `patchStrategy:"merge"` replaces it with the listed items
+/// (`mergeSliceHandler` only merges merge-strategy lists); on a value that
+/// is not a list, or a field the object lacks, it does nothing; `null`
+/// patches nothing.
+#[test]
+fn smp_directive_misuse_accepted() {
+    let got = smp(
+        POD,
+        &pod(),
+        json!({"spec": {"$deleteFromPrimitiveList/tolerations": [{"key": "k9"}]}}),
+    )
+    .expect("patch applies");
+    assert_eq!(got["spec"]["tolerations"], json!([{"key": "k9"}]));
+    for patch in [
+        json!({"metadata": {"$deleteFromPrimitiveList/finalizers": "a.example.com/f"}}),
+        json!({"spec": {"$deleteFromPrimitiveList/nodeSelector": ["x"]}}),
+        Value::Null,
+    ] {
+        assert_eq!(smp(POD, &pod(), patch.clone()), Ok(pod()), "{patch}");
+    }
 }
 
 // ------------------------------------------------------ server-side apply

@@ -484,6 +484,21 @@ fn resources_and_other_spec_fields() {
             vec![SPEC_CHANGE],
         ),
         (
+            "pod OS changing from Linux to Windows",
+            none(),
+            json!({"os": {"name": "linux"}, "securityContext": {"seLinuxOptions": {"role": "dummy"}}}),
+            none(),
+            json!({"os": {"name": "windows"}, "securityContext": {"seLinuxOptions": {"role": "dummy"}}}),
+            vec![
+                (
+                    Forbidden,
+                    "spec.securityContext.seLinuxOptions",
+                    "Forbidden: cannot be set for a windows pod",
+                ),
+                SPEC_CHANGE,
+            ],
+        ),
+        (
             "invalid PodOS update",
             none(),
             none(),

@@ -10,6 +10,7 @@ use serde_json::Value;
 use exitplan_api::absent::find_absent;
 use exitplan_api::core::pod::PodStrategy;
 use exitplan_api::core::pod_subresources::{PodEphemeralContainersStrategy, PodResizeStrategy};
+use exitplan_api::quantities::{Quantities, first_malformed};
 use exitplan_api::status::InvalidError;
 use exitplan_api::strategy::{
     self, Context, MetadataOnlyStrategy, Strategy, SystemFields, fill_system_fields,
@@ -39,6 +40,10 @@ pub trait Admission: Send + Sync + std::fmt::Debug {
     ) -> Result<(), AdmissionError>;
     /// Defaults, prepares and validates an update of the main resource.
     fn update(&self, new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError>;
+    /// The decoder's error when `obj` does not decode into the kind's type
+    /// (a patch that produced a field of the wrong type); `None` when it
+    /// decodes.
+    fn decode_error(&self, obj: &Value) -> Option<String>;
     /// Defaults, prepares and validates a `/status` update.
     fn update_status(
         &self,
@@ -88,14 +93,29 @@ impl<S> std::fmt::Debug for Typed<S> {
 /// Admission that checks only metadata (kinds without rules of their own yet).
 pub type MetadataOnly<T, const NAMESPACED: bool> = Typed<MetadataOnlyStrategy<T, NAMESPACED>>;
 
+fn decode_error<T: k8s_openapi::Resource>(e: impl std::fmt::Display) -> AdmissionError {
+    AdmissionError::Decode(format!(
+        "{kind} in version \"{version}\" cannot be handled as a {kind}: {e}",
+        kind = T::KIND,
+        version = T::VERSION
+    ))
+}
+
 fn decode<T: DeserializeOwned + k8s_openapi::Resource>(value: &Value) -> Result<T, AdmissionError> {
-    <T as serde::Deserialize>::deserialize(value).map_err(|e| {
-        AdmissionError::Decode(format!(
-            "{kind} in version \"{version}\" cannot be handled as a {kind}: {e}",
-            kind = T::KIND,
-            version = T::VERSION
-        ))
-    })
+    <T as serde::Deserialize>::deserialize(value).map_err(decode_error::<T>)
+}
+
+/// Decodes a submitted object: also refuses a malformed quantity, as
+/// upstream's decoder does (`Quantity.UnmarshalJSON`).
+fn decode_new<T>(value: &Value) -> Result<T, AdmissionError>
+where
+    T: DeserializeOwned + k8s_openapi::Resource + Quantities,
+{
+    let typed: T = decode(value)?;
+    match first_malformed(&typed) {
+        Some(e) => Err(decode_error::<T>(e)),
+        None => Ok(typed),
+    }
 }
 
 fn encode<T: Serialize>(obj: &T, into: &mut Value) -> Result<(), AdmissionError> {
@@ -108,10 +128,10 @@ fn encode<T: Serialize>(obj: &T, into: &mut Value) -> Result<(), AdmissionError>
 fn update_through<S>(new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError>
 where
     S: Strategy,
-    S::Object: DeserializeOwned + Serialize,
+    S::Object: DeserializeOwned + Serialize + Quantities,
 {
     let absent = find_absent(new);
-    let mut typed: S::Object = decode(new)?;
+    let mut typed: S::Object = decode_new(new)?;
     let old: S::Object = decode(old)?;
     strategy::admit_update::<S>(
         &mut typed,
@@ -130,6 +150,10 @@ where
 pub struct PodAdmission;
 
 impl Admission for PodAdmission {
+    fn decode_error(&self, obj: &Value) -> Option<String> {
+        Typed::<PodStrategy>::new().decode_error(obj)
+    }
+
     fn create(
         &self,
         obj: &mut Value,
@@ -174,8 +198,14 @@ impl Admission for PodAdmission {
 impl<S> Admission for Typed<S>
 where
     S: Strategy,
-    S::Object: DeserializeOwned + Serialize,
+    S::Object: DeserializeOwned + Serialize + Quantities,
 {
+    fn decode_error(&self, obj: &Value) -> Option<String> {
+        <S::Object as serde::Deserialize>::deserialize(obj)
+            .err()
+            .map(|e| e.to_string())
+    }
+
     fn create(
         &self,
         obj: &mut Value,
@@ -183,7 +213,7 @@ where
         now: Timestamp,
     ) -> Result<(), AdmissionError> {
         let absent = find_absent(obj);
-        let mut typed: S::Object = decode(obj)?;
+        let mut typed: S::Object = decode_new(obj)?;
         fill_system_fields(k8s_openapi::Metadata::metadata_mut(&mut typed), system);
         strategy::admit_create::<S>(
             &mut typed,
@@ -206,7 +236,7 @@ where
         now: Timestamp,
     ) -> Result<(), AdmissionError> {
         let absent = find_absent(new);
-        let mut typed: S::Object = decode(new)?;
+        let mut typed: S::Object = decode_new(new)?;
         let old: S::Object = decode(old)?;
         strategy::admit_status_update::<S>(
             &mut typed,

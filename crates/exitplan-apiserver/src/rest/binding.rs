@@ -24,6 +24,8 @@ fn binding_conflict(name: &str, why: &str) -> ApiError {
 /// `POST pods/<name>/binding`.
 pub async fn bind(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
+    // Upstream's create handler validates the `CreateOptions` of every POST.
+    call.query.validate_write_options("CreateOptions")?;
     let body: Value = serde_json::from_slice(&call.body)
         .map_err(|e| bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
     let name = call.name();
@@ -62,7 +64,7 @@ pub async fn bind(call: &Call) -> Result<Response, ApiError> {
         let current = call
             .state
             .store
-            .get(&key)
+            .current(&key)?
             .ok_or_else(|| not_found("", "pods", name))?;
         let mut pod = current.value()?;
         if pod.pointer("/metadata/deletionTimestamp").is_some() {

@@ -88,7 +88,7 @@ pub fn check_namespace(
     let Some(namespaces) = find("", "v1", "namespaces") else {
         return Ok(());
     };
-    let Some(stored) = state.store.get(&namespaces.key(None, ns)) else {
+    let Some(stored) = state.store.current(&namespaces.key(None, ns))? else {
         return Err(not_found("", "namespaces", ns));
     };
     let value = stored.value()?;
@@ -152,15 +152,19 @@ pub async fn create_object(
     }
     let key = def.key(Some(&ns), &name);
     let obj = super::meta::to_stored(def, obj)?;
-    let attrs = def.attrs(&obj);
-    let stored = state
-        .store
-        .put(key, obj, attrs, Precondition::Absent)
-        .await
-        .map_err(|e| match e {
-            WriteError::Conflict { .. } => already_exists(def.group, def.plural, &name),
-            other => from_write(other),
-        })?;
+    let stored = super::update::put_shedding_managed_fields(
+        state,
+        def,
+        &key,
+        obj,
+        Precondition::Absent,
+        record,
+    )
+    .await
+    .map_err(|e| match e {
+        WriteError::Conflict { .. } => already_exists(def.group, def.plural, &name),
+        other => from_write(other),
+    })?;
     tracing::info!(resource = def.plural, namespace = %ns, name = %name, rv = stored.revision, "created");
     Ok(Created::Stored(stored))
 }
@@ -183,19 +187,22 @@ pub async fn create(call: &Call) -> Result<Response, ApiError> {
         return Err(method_not_allowed());
     }
     let dry_run = call.query.dry_run()?;
-    call.query.validate_field_manager("CreateOptions")?;
+    call.query.validate_write_options("CreateOptions")?;
     let mut obj = decode_body(call.def, &call.body)?;
+    // The body's strict decoding comes first; the storage's refusal of a
+    // resourceVersion much later.
+    let warnings = super::fieldvalidation::check(
+        super::fieldvalidation::directive(&call.query),
+        call.def,
+        &call.body,
+        &obj,
+    )?;
     if meta_str(&obj, "resourceVersion").is_some_and(|v| !v.is_empty()) {
         // etcd3 store's Create refuses it with a plain error (HTTP 500).
         return Err(super::errors::internal(
             "resourceVersion should not be set on objects to be created",
         ));
     }
-    let warnings = super::fieldvalidation::check(
-        super::fieldvalidation::directive(&call.query)?,
-        call.def,
-        &obj,
-    )?;
     set_namespace(call.def, &mut obj, call.ns())?;
     let manager = field_manager(&call.query, &call.headers);
     let created = create_object(&call.state, call.def, obj, &manager, dry_run, true).await?;

@@ -302,7 +302,7 @@ pub async fn delete_object(
     for _ in 0..ATTEMPTS {
         let current = state
             .store
-            .get(&key)
+            .current(&key)?
             .ok_or_else(|| not_found(def.group, def.plural, name))?;
         let mut obj = served(def, current.value()?);
         check_preconditions(def, name, &obj, options)?;

@@ -373,7 +373,7 @@ fn store_read_error(prefix: &str, objects: &[StorageError]) -> ApiError {
 /// A storage write error that is not a precondition failure, as a 500.
 pub fn from_write(e: WriteError) -> ApiError {
     match e {
-        WriteError::Storage(s) => s.into(),
+        WriteError::Storage(s) | WriteError::TooLarge { error: s, .. } => s.into(),
         WriteError::Conflict { .. } => internal("unexpected storage conflict"),
     }
 }

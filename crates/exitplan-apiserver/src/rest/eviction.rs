@@ -161,6 +161,9 @@ fn answer(a: Answer) -> Response {
 
 /// `POST pods/<name>/eviction`.
 pub async fn evict(call: &Call) -> Result<Response, ApiError> {
+    // A POST to a subresource goes through upstream's create handler, which
+    // validates its `CreateOptions` before reading the body.
+    call.query.validate_write_options("CreateOptions")?;
     let (pods, pdbs) = defs()?;
     let body: Value = serde_json::from_slice(&call.body)
         .map_err(|e| bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;

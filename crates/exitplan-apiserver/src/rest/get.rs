@@ -95,6 +95,17 @@ pub fn is_typed(def: &ResourceDef, json: &[u8]) -> bool {
 /// `GET …/<name>` and `GET …/<name>/status`.
 pub async fn get(call: &Call) -> Result<Response, ApiError> {
     output(&call.headers, &call.query)?;
+    // With a resourceVersion the watch cache serves the read: the value must
+    // be a number (else the storage error passes through as a 500), and at
+    // least as new as the object is wanted (504 `Too large resource version`
+    // when the store has not reached it).
+    if let Some(rv) = call.query.non_empty("resourceVersion") {
+        let wanted = super::resourceversion::parse_cached(rv)?;
+        let current = call.state.store.revision();
+        if wanted > current {
+            return Err(super::errors::too_large_resource_version(wanted, current));
+        }
+    }
     let key = call.def.key(call.ns(), call.name());
     if let Some(damage) = call.state.store.damage(&key) {
         return Err(damage.into());

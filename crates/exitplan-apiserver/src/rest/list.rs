@@ -13,10 +13,13 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use super::errors::{ApiError, bad_request, failure, invalid_options, too_large_resource_version};
+use super::errors::{ApiError, bad_request, failure, too_large_resource_version};
 use super::get::is_typed;
 use super::meta::served;
 use super::negotiate::{Output, output};
+use super::resourceversion::{
+    EXACT, list_is_delegated, parse_cached, parse_delegated, validate_list_options,
+};
 use super::respond;
 use super::state::Call;
 use crate::discovery::table::{Rows, TABLE_END};
@@ -76,43 +79,27 @@ pub enum ReadAt {
     Exact(u64),
 }
 
-/// Parses a resourceVersion value (400 if not a number, like upstream's
-/// `Invalid value … must be a number`).
-pub fn parse_rv(text: &str) -> Result<u64, ApiError> {
-    text.parse()
-        .map_err(|_| bad_request(format!("invalid resource version: {text:?}")))
-}
-
-/// Parses `resourceVersion` and `resourceVersionMatch`.
-pub fn read_at(call: &Call) -> Result<ReadAt, ApiError> {
+/// Parses `resourceVersion` and `resourceVersionMatch` of a list whose
+/// options passed [`validate_list_options`] (so a match is only given with a
+/// resourceVersion, and `Exact` never with `"0"`). A resourceVersion that is
+/// not a number is refused as the path the list takes upstream refuses it
+/// (see [`super::resourceversion`]); `delegated` tells which.
+pub fn read_at(call: &Call, delegated: bool) -> Result<ReadAt, ApiError> {
     let rv = call.query.non_empty("resourceVersion");
-    let matching = call.query.non_empty("resourceVersionMatch");
-    match (rv, matching) {
-        (None, None) => Ok(ReadAt::Latest),
-        (None, Some(_)) => Err(invalid_options(
-            "ListOptions",
-            "resourceVersionMatch",
-            "FieldValueForbidden",
-            "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
-        )),
-        (Some("0"), None | Some("NotOlderThan")) => Ok(ReadAt::Any),
-        (Some("0"), Some("Exact")) => Err(invalid_options(
-            "ListOptions",
-            "resourceVersionMatch",
-            "FieldValueForbidden",
-            "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
-        )),
-        (Some(v), None | Some("NotOlderThan")) => Ok(ReadAt::NotOlderThan(parse_rv(v)?)),
-        (Some(v), Some("Exact")) => Ok(ReadAt::Exact(parse_rv(v)?)),
-        (Some(_), Some(other)) => Err(invalid_options(
-            "ListOptions",
-            "resourceVersionMatch",
-            "FieldValueNotSupported",
-            &format!(
-                "Unsupported value: {}: supported values: \"Exact\", \"NotOlderThan\", \"\"",
-                exitplan_api::field::go_quote(other)
-            ),
-        )),
+    let parse = |v: &str| {
+        if delegated {
+            parse_delegated(v)
+        } else {
+            parse_cached(v)
+        }
+    };
+    match (rv, call.query.non_empty("resourceVersionMatch")) {
+        (None, _) => Ok(ReadAt::Latest),
+        (Some(v), Some(EXACT)) => Ok(ReadAt::Exact(parse(v)?)),
+        (Some(v), _) => match parse(v)? {
+            0 => Ok(ReadAt::Any),
+            n => Ok(ReadAt::NotOlderThan(n)),
+        },
     }
 }
 
@@ -137,7 +124,7 @@ fn encode_continue(rv: u64, last_key: &str) -> String {
 fn decode_continue(text: &str) -> Result<Continue, ApiError> {
     let invalid = || {
         bad_request(
-            "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+            "invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
         )
     };
     if !text.len().is_multiple_of(2) {
@@ -185,23 +172,34 @@ impl Page {
 
 /// Reads the selected objects of the collection `call` addresses.
 pub fn select(call: &Call, selectors: &Selectors) -> Result<Page, ApiError> {
-    let at = read_at(call)?;
+    validate_list_options(&call.query, false)?;
     let limit = call.query.int("limit")?.filter(|l| *l > 0);
+    let delegated = list_is_delegated(&call.query, limit.unwrap_or(0));
+    // A delegated list reads its `continue` token before its resourceVersion
+    // (etcd3 store's `ValidateListOptions`).
     let cont = call
         .query
         .non_empty("continue")
         .map(decode_continue)
         .transpose()?;
-    if cont.is_some() && !matches!(at, ReadAt::Latest) {
-        return Err(invalid_options(
-            "ListOptions",
-            "resourceVersion",
-            "FieldValueForbidden",
-            "Forbidden: specifying resource version is not allowed when using continue",
+    if cont.is_some()
+        && call
+            .query
+            .non_empty("resourceVersion")
+            .is_some_and(|v| v != "0")
+    {
+        return Err(bad_request(
+            "specifying resource version is not allowed when using continue",
         ));
     }
     let store = &call.state.store;
     let current = store.revision();
+    let at = match read_at(call, delegated)? {
+        // A legacy exact list: `limit` with a non-zero resourceVersion and no
+        // match reads the objects as they were at it (etcd3's GetList).
+        ReadAt::NotOlderThan(rv) if delegated && rv <= current => ReadAt::Exact(rv),
+        at => at,
+    };
     // Every page of a paged list shows the revision of its first page.
     let revision = match (at, cont.as_ref()) {
         (_, Some(c)) => c.rv,

@@ -9,13 +9,14 @@
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`].
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`],
-//!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown fields), [`meta`] (UIDs, managers), [`respond`],
+//!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
 
 pub mod auth;
 pub mod binding;
 pub mod create;
 pub mod delete;
+pub mod duplicates;
 pub mod errors;
 pub mod eviction;
 pub mod fieldvalidation;
@@ -29,6 +30,7 @@ pub mod patch;
 pub mod protobuf;
 pub mod query;
 pub mod request;
+pub mod resourceversion;
 pub mod respond;
 pub mod router;
 pub mod state;

@@ -1,6 +1,10 @@
 //! Query parameters of a request (`?labelSelector=…&watch=1&dryRun=All`).
 
-use super::errors::{ApiError, bad_request, invalid_options};
+use exitplan_api::field::{self, ErrorList};
+use exitplan_api::printable::is_print;
+use exitplan_api::status::{GroupKind, InvalidError};
+
+use super::errors::{ApiError, bad_request};
 
 /// Longest `fieldManager` (`FieldManagerMaxLength`).
 pub const FIELD_MANAGER_MAX_LENGTH: usize = 128;
@@ -70,38 +74,33 @@ impl Query {
         }
     }
 
-    /// `fieldManager` as upstream's `ValidateFieldManager` checks it for
-    /// every write (`kind`: `CreateOptions`, `UpdateOptions`,
-    /// `PatchOptions`): at most 128 bytes, printable characters only; 422
-    /// `Invalid` of the options kind otherwise.
-    pub fn validate_field_manager(&self, kind: &str) -> Result<(), ApiError> {
-        let Some(manager) = self.get("fieldManager") else {
+    /// The write options upstream validates for every create, update and
+    /// patch (`ValidateCreateOptions` and its siblings; `kind`:
+    /// `CreateOptions`, `UpdateOptions`, `PatchOptions`): `fieldManager` at
+    /// most 128 bytes of printable characters (Go's `unicode.IsPrint`, one
+    /// error per other character) and `fieldValidation` one of `Ignore`,
+    /// `Strict`, `Warn`. Every error in one 422 `Invalid` of the options kind.
+    pub fn validate_write_options(&self, kind: &'static str) -> Result<(), ApiError> {
+        let mut errs = field_manager_errors(self.get("fieldManager").unwrap_or_default());
+        let directive = self.get("fieldValidation").unwrap_or_default();
+        if !["", "Ignore", "Strict", "Warn"].contains(&directive) {
+            errs.push(field::Error::not_supported(
+                &field::Path::new("fieldValidation"),
+                directive,
+                &["", "Ignore", "Strict", "Warn"],
+            ));
+        }
+        if errs.is_empty() {
             return Ok(());
-        };
-        if manager.len() > FIELD_MANAGER_MAX_LENGTH {
-            return Err(invalid_options(
-                kind,
-                "fieldManager",
-                "FieldValueTooLong",
-                &format!("Too long: may not be more than {FIELD_MANAGER_MAX_LENGTH} bytes"),
-            ));
         }
-        if let Some((i, c)) = manager
-            .char_indices()
-            .find(|(_, c)| c.is_control() || (c.is_whitespace() && *c != ' '))
-        {
-            return Err(invalid_options(
+        Err(super::errors::invalid(&InvalidError {
+            kind: GroupKind {
+                group: "meta.k8s.io",
                 kind,
-                "fieldManager",
-                "FieldValueInvalid",
-                &format!(
-                    "Invalid value: {}: invalid character U+{:04X} (at position {i})",
-                    exitplan_api::field::go_quote(manager),
-                    u32::from(c)
-                ),
-            ));
-        }
-        Ok(())
+            },
+            name: String::new(),
+            errors: errs,
+        }))
     }
 
     /// `dryRun`: only `All` is accepted, as upstream (`dryRun` values other
@@ -118,6 +117,26 @@ impl Query {
         }
         Ok(!values.is_empty())
     }
+}
+
+/// `ValidateFieldManager`: too long (more than 128 bytes), and one error
+/// per character Go's `unicode.IsPrint` rejects, at its byte position.
+pub fn field_manager_errors(manager: &str) -> ErrorList {
+    let path = field::Path::new("fieldManager");
+    let mut errs = ErrorList::new();
+    if manager.len() > FIELD_MANAGER_MAX_LENGTH {
+        errs.push(field::Error::too_long(&path, FIELD_MANAGER_MAX_LENGTH));
+    }
+    for (i, c) in manager.char_indices() {
+        if !is_print(c) {
+            errs.push(field::Error::invalid(
+                &path,
+                manager,
+                format!("invalid character U+{:04X} (at position {i})", u32::from(c)),
+            ));
+        }
+    }
+    errs
 }
 
 fn hex(b: u8) -> Option<u8> {

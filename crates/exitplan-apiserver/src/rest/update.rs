@@ -18,7 +18,7 @@ use super::meta::{
 };
 use super::state::{Call, State};
 use crate::registry::ResourceDef;
-use crate::storage::{Precondition, StoredObject, WriteError};
+use crate::storage::{Key, Precondition, StoredObject, WriteError};
 
 /// One update to perform.
 #[derive(Debug)]
@@ -93,11 +93,17 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         .unwrap_or_default()
         .to_owned();
     let current_rv = current.revision.to_string();
-    match meta_str(&new, "resourceVersion").filter(|v| !v.is_empty()) {
-        Some(rv) if rv != current_rv => {
-            return Err(conflict_modified(def.group, def.plural, &name));
+    // The store reads the object's resourceVersion as a number
+    // (`APIObjectVersioner.ObjectResourceVersion`): one that is not a number
+    // is its plain error, a 500 with no reason; another number is stale.
+    if let Some(rv) = meta_str(&new, "resourceVersion").filter(|v| !v.is_empty()) {
+        match super::resourceversion::parse_uint(rv) {
+            Err(e) => return Err(super::errors::failure(500, "", e, None)),
+            Ok(n) if n != current.revision => {
+                return Err(conflict_modified(def.group, def.plural, &name));
+            }
+            Ok(_) => {}
         }
-        _ => {}
     }
     let old = match old {
         Some(old) => old,
@@ -154,14 +160,54 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         return Ok(Updated::Object(object));
     }
     let new = to_stored(def, new)?;
-    let attrs = def.attrs(&new);
-    let stored = state
-        .store
-        .put(current.key.clone(), new, attrs, precondition)
+    let stored = put_shedding_managed_fields(state, def, &current.key, new, precondition, record)
         .await
         .map_err(conflict)?;
     tracing::debug!(resource = def.plural, name = %name, rv = stored.revision, subresource = ?subresource, "updated");
     Ok(Updated::Stored(stored))
+}
+
+/// Stores `object` at `key` if `precondition` holds. A write that records
+/// its own `managedFields` entry (`record`: create, update, patch — not
+/// apply, whose ownership is what it writes) and that etcd would refuse as
+/// too large is tried once more without `metadata.managedFields`, as
+/// kube-apiserver's create, update and patch handlers do
+/// (`isTooLargeError`): the object is stored without them. Still too large,
+/// the second refusal is the answer.
+pub async fn put_shedding_managed_fields(
+    state: &State,
+    def: &ResourceDef,
+    key: &Key,
+    object: Value,
+    precondition: Precondition,
+    record: bool,
+) -> Result<Arc<StoredObject>, WriteError> {
+    let attrs = def.attrs(&object);
+    let refused = match state
+        .store
+        .put(key.clone(), object, attrs, precondition)
+        .await
+    {
+        Err(WriteError::TooLarge { error, object }) if record => (error, object),
+        other => return other,
+    };
+    let (error, mut object) = refused;
+    if meta_mut(&mut object)
+        .and_then(|meta| meta.remove("managedFields"))
+        .is_none()
+    {
+        return Err(WriteError::TooLarge { error, object });
+    }
+    tracing::info!(
+        resource = def.plural,
+        key = key.as_str(),
+        "object too large with its managedFields; writing it without them"
+    );
+    let attrs = def.attrs(&object);
+    state
+        .store
+        .put(key.clone(), object, attrs, precondition)
+        .await
 }
 
 /// Whether a PUT of an absent object creates it (`AllowCreateOnUpdate`:
@@ -177,8 +223,14 @@ pub fn allows_create_on_update(def: &ResourceDef) -> bool {
 /// `ephemeralcontainers`, `resize`).
 pub async fn update(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
-    call.query.validate_field_manager("UpdateOptions")?;
+    call.query.validate_write_options("UpdateOptions")?;
     let mut new = decode_body(call.def, &call.body)?;
+    let warnings = super::fieldvalidation::check(
+        super::fieldvalidation::directive(&call.query),
+        call.def,
+        &call.body,
+        &new,
+    )?;
     let body_name = meta_str(&new, "name").unwrap_or_default().to_owned();
     if body_name != call.name() {
         return Err(bad_request(format!(
@@ -186,11 +238,6 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
             call.name()
         )));
     }
-    let warnings = super::fieldvalidation::check(
-        super::fieldvalidation::directive(&call.query)?,
-        call.def,
-        &new,
-    )?;
     super::create::set_namespace(call.def, &mut new, call.ns())?;
     let manager = field_manager(&call.query, &call.headers);
     let stored = match current(&call.state, call.def, call.ns(), call.name()) {

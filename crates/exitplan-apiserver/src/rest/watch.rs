@@ -30,14 +30,14 @@ use serde_json::{Value, json};
 
 use super::errors::{ApiError, status_json};
 use super::get::is_typed;
-use super::list::{ReadAt, Selectors, parse_rv};
+use super::list::{ReadAt, Selectors};
 use super::meta::served;
 use super::negotiate::{Output, output};
 use super::state::{Call, State};
 use crate::discovery;
 use crate::registry::ResourceDef;
 use crate::storage::{
-    Event, EventType, Key, StorageError, StoredObject, WatchError, WatchItem, WatchStream,
+    Event, EventType, Key, StorageError, StoredObject, WatchEnd, WatchError, WatchItem, WatchStream,
 };
 
 /// kube-apiserver's `--min-request-timeout` default: a watch without a
@@ -212,6 +212,57 @@ impl Watcher {
     }
 }
 
+/// What ends a watch whatever its client does: its deadline, server
+/// shutdown, the store ending it (it fell behind).
+struct Ends {
+    deadline: tokio::time::Instant,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+    store: Option<WatchEnd>,
+}
+
+/// A watcher shared by the response body, which renders its events as the
+/// connection takes them, and [`reap`].
+type Slot = Arc<tokio::sync::Mutex<Option<Watcher>>>;
+
+/// Drops the watcher in `slot` once the watch is over, even if its
+/// connection never takes another byte (a client that stops reading leaves
+/// the body unpolled, so the body alone would hold the watcher — its place
+/// in the store, past events read ahead, the initial objects not yet sent —
+/// for as long as the connection lasts). Ends with the body. A body being
+/// polled ends the watch itself.
+async fn reap(
+    slot: std::sync::Weak<tokio::sync::Mutex<Option<Watcher>>>,
+    ends: Ends,
+    body: tokio::sync::oneshot::Receiver<()>,
+) {
+    let Ends {
+        deadline,
+        mut shutdown,
+        store,
+    } = ends;
+    let ended = async {
+        match &store {
+            Some(end) => end.wait().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = body => return,
+        _ = shutdown.changed() => {}
+        () = tokio::time::sleep_until(deadline) => {}
+        () = ended => {}
+    }
+    if let Some(slot) = slot.upgrade()
+        && let Ok(mut watcher) = slot.try_lock()
+        && let Some(w) = watcher.take()
+    {
+        tracing::debug!(
+            resource = w.def.plural,
+            "watch over: released without waiting for its client"
+        );
+    }
+}
+
 enum Wake {
     Stop,
     Item(Result<WatchItem, WatchError>),
@@ -252,11 +303,15 @@ fn random_u64() -> u64 {
 pub async fn watch(call: &Call) -> Result<Response, ApiError> {
     let out = output(&call.headers, &call.query)?;
     let selectors = Selectors::of(call)?;
-    let rv = call.query.non_empty("resourceVersion");
-    let at = match rv {
+    super::resourceversion::validate_list_options(&call.query, true)?;
+    // A watch is served by the watch cache, which passes a resourceVersion
+    // that is not a number through as a 500.
+    let at = match call.query.non_empty("resourceVersion") {
         None => ReadAt::Latest,
-        Some("0") => ReadAt::Any,
-        Some(v) => ReadAt::NotOlderThan(parse_rv(v)?),
+        Some(v) => match super::resourceversion::parse_cached(v)? {
+            0 => ReadAt::Any,
+            n => ReadAt::NotOlderThan(n),
+        },
     };
     let send_initial = match call.query.get("sendInitialEvents") {
         None => None,
@@ -332,10 +387,25 @@ pub async fn watch(call: &Call) -> Result<Response, ApiError> {
         watcher.bookmarks = Some(state.bookmark_interval);
     }
     tracing::debug!(resource = call.def.plural, namespace = ?call.namespace, ?since, "watch started");
-    let stream = futures_util::stream::unfold(watcher, |mut w| async move {
-        w.next_chunk()
-            .await
-            .map(|b| (Ok::<Bytes, Infallible>(b), w))
+    let ends = Ends {
+        deadline: watcher.deadline,
+        shutdown: watcher.shutdown.clone(),
+        store: watcher.stream.as_ref().map(WatchStream::end),
+    };
+    let slot: Slot = Arc::new(tokio::sync::Mutex::new(Some(watcher)));
+    // Dropped with the body: ends the reaper.
+    let (body_alive, body_gone) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(reap(Arc::downgrade(&slot), ends, body_gone));
+    let stream = futures_util::stream::unfold((slot, body_alive), |(slot, alive)| async move {
+        let chunk = {
+            let mut watcher = slot.lock().await;
+            let chunk = watcher.as_mut()?.next_chunk().await;
+            if chunk.is_none() {
+                *watcher = None;
+            }
+            chunk?
+        };
+        Some((Ok::<Bytes, Infallible>(chunk), (slot, alive)))
     });
     let mut resp = Body::from_stream(stream).into_response();
     resp.headers_mut().insert(

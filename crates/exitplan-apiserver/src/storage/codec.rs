@@ -90,10 +90,11 @@ fn with_checksum(body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The key a record names, read without checking its checksum: a hint at
-/// which object a damaged record held (the key itself may be damaged).
-pub fn key_hint(bytes: &[u8]) -> Option<String> {
-    header_of(bytes.get(4..)?).ok().map(|h| h.key.to_owned())
+/// A record's header read without checking its checksum: what a damaged
+/// record most likely was (any part of it may be damaged, so callers
+/// cross-check what they act on).
+pub fn header_hint(bytes: &[u8]) -> Option<Header<'_>> {
+    header_of(bytes.get(4..)?).ok()
 }
 
 /// Re-encodes a format-2 record (no checksum) as format 3. A record that
@@ -305,7 +306,7 @@ mod tests {
         bad[last] = 0xff; // the object's JSON is no longer JSON
         let migrated = migrate_v2(&bad);
         assert!(decode_event(&migrated).is_err());
-        assert_eq!(key_hint(&migrated).as_deref(), Some("pods/ns/a"));
+        assert_eq!(header_hint(&migrated).map(|h| h.key), Some("pods/ns/a"));
     }
 
     #[test]

@@ -18,6 +18,15 @@
 //! [`Store::compact`] compacts explicitly. All take the schedule's lock, so
 //! the compacted revision only ever grows.
 //!
+//! A damaged record (its checksum fails) does not stop compaction: it is
+//! logged (once: compaction reads each revision once) and passed over. Its
+//! header, read unchecked, still says whether it was a deletion (which
+//! goes) and which version it replaced (which goes if it is an older record
+//! of the same key), so a deleted object cannot come back at the next
+//! start; otherwise it stays on disk below the compacted revision, where
+//! only recovery reads it (and reports its key damaged). Nothing at or
+//! below the compacted revision is served.
+//!
 //! [`Retention`]: super::Retention
 //! [`StoreConfig::compaction_interval`]: super::StoreConfig::compaction_interval
 //! [`Store::compact`]: super::Store::compact
@@ -182,14 +191,54 @@ fn compact_locked(inner: &Inner, target: u64) -> Result<u64, StorageError> {
             // Each change up to `to` retires the version it replaced, and a
             // deletion itself: what stays up to `to` is the state at `to`.
             let mut retired = Vec::new();
+            // (revision of a damaged record, the version it names as replaced, its key)
+            let mut damaged = Vec::new();
             for row in log.range(done + 1..=to).map_err(io)? {
                 let (k, v) = row.map_err(io)?;
-                let header = codec::header(v.value())?;
-                if header.prev != 0 {
-                    retired.push(header.prev);
+                let revision = k.value();
+                match codec::header(v.value()) {
+                    Ok(header) => {
+                        if header.prev != 0 {
+                            retired.push(header.prev);
+                        }
+                        if header.event_type == EventType::Deleted {
+                            retired.push(revision);
+                        }
+                    }
+                    Err(e) => {
+                        let hint = codec::header_hint(v.value());
+                        tracing::error!(
+                            revision,
+                            key = hint.map(|h| h.key),
+                            error = %e,
+                            "compaction passes over a damaged log record"
+                        );
+                        if let Some(h) = hint {
+                            if h.event_type == EventType::Deleted {
+                                retired.push(revision);
+                            }
+                            if h.prev != 0 && h.prev < revision {
+                                damaged.push((revision, h.prev, h.key.to_owned()));
+                            }
+                        }
+                    }
                 }
-                if header.event_type == EventType::Deleted {
-                    retired.push(k.value());
+            }
+            // What a damaged record says it replaced is read unchecked: it
+            // goes only if it is an older record of the same key.
+            for (revision, prev, key) in damaged {
+                let same_key = log
+                    .get(prev)
+                    .map_err(io)?
+                    .is_some_and(|r| codec::header_hint(r.value()).is_some_and(|h| h.key == key));
+                if same_key {
+                    retired.push(prev);
+                } else {
+                    tracing::warn!(
+                        revision,
+                        prev,
+                        "the version a damaged log record replaced is not found; it is kept"
+                    );
                 }
             }
             for revision in retired {

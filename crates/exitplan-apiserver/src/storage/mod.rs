@@ -50,7 +50,7 @@ use tokio::sync::oneshot;
 use crate::clock::{SharedClock, SystemClock};
 
 pub use history::Page;
-pub use watch::{WatchError, WatchItem, WatchStream};
+pub use watch::{WatchEnd, WatchError, WatchItem, WatchStream};
 
 /// Revision → log record ([`codec`]): the only copy of every object version,
 /// appended to in revision order. Current objects are recovered by replaying it.
@@ -286,6 +286,17 @@ pub enum WriteError {
     Conflict {
         /// What is stored now.
         current: Option<Arc<StoredObject>>,
+    },
+    /// The object is larger than etcd accepts
+    /// ([`StorageError::RequestTooLarge`]); nothing was stored. Carries the
+    /// object back (its `resourceVersion` stamped) so the caller may retry
+    /// with less, as kube-apiserver retries without `managedFields`.
+    #[error("{error}")]
+    TooLarge {
+        /// [`StorageError::RequestTooLarge`].
+        error: StorageError,
+        /// The object that was refused.
+        object: Value,
     },
     /// Storage itself failed.
     #[error(transparent)]
@@ -639,8 +650,23 @@ impl Store {
                             live.insert(header.key.to_owned(), Ok(revision))
                         }
                     },
-                    Err(e) => match codec::key_hint(v.value()) {
-                        Some(key) => live.insert(key, Err(Damage::new(revision, &e))),
+                    Err(e) => match codec::header_hint(v.value()) {
+                        // A damaged deletion still deleted its key (no single
+                        // flipped bit turns a creation or update into one):
+                        // the key is not reported damaged for it.
+                        Some(hint) if hint.event_type == EventType::Deleted => {
+                            tracing::error!(
+                                revision,
+                                key = hint.key,
+                                error = %e,
+                                "stored deletion record is damaged; its key stays deleted"
+                            );
+                            unattributed += 1;
+                            live.remove(hint.key)
+                        }
+                        Some(hint) => {
+                            live.insert(hint.key.to_owned(), Err(Damage::new(revision, &e)))
+                        }
                         None => {
                             tracing::error!(
                                 revision,
@@ -757,6 +783,18 @@ impl Store {
     /// has none.
     pub fn get(&self, key: &Key) -> Option<Arc<StoredObject>> {
         read(&self.inner.state).index.get(key).cloned()
+    }
+
+    /// The current version of `key` as a request that reads before it
+    /// writes needs it: `None` if absent, [`StorageError::DamagedObject`] if
+    /// its stored version is damaged — so an update, patch or delete of a
+    /// damaged object fails as its GET does instead of finding nothing.
+    pub fn current(&self, key: &Key) -> Result<Option<Arc<StoredObject>>, StorageError> {
+        let state = read(&self.inner.state);
+        if let Some(damage) = state.damaged.get(key) {
+            return Err(damage.error(key));
+        }
+        Ok(state.index.get(key).cloned())
     }
 
     /// Why `key` cannot be read, if its stored version is damaged.
@@ -925,6 +963,12 @@ impl Store {
     /// watching again from its [`WatchStream::last_revision`].
     pub fn watch(&self, prefix: Prefix, since: Option<u64>) -> Result<WatchStream, StorageError> {
         watch::start(&self.inner, prefix, since)
+    }
+
+    /// How many watch streams exist: open ones, and ended ones (the store
+    /// ended them, or they lagged) until their holder drops them.
+    pub fn open_watches(&self) -> usize {
+        self.inner.watchers.open()
     }
 }
 

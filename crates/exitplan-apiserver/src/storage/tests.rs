@@ -322,7 +322,11 @@ async fn a_write_larger_than_etcd_accepts_is_refused_and_takes_no_revision() {
         )
         .await;
     match refused {
-        Err(WriteError::Storage(e @ StorageError::RequestTooLarge { size, limit })) => {
+        Err(WriteError::TooLarge {
+            error: e @ StorageError::RequestTooLarge { size, limit },
+            object,
+        }) => {
+            assert_eq!(object["data"], big["data"], "the refused object comes back");
             assert_eq!(limit, 1_572_864);
             assert!(size > limit);
             assert_eq!(e.to_string(), "etcdserver: request is too large");

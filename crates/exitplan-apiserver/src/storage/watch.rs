@@ -22,7 +22,7 @@
 //! [`StoreConfig::watch_buffer_bytes`]: super::StoreConfig::watch_buffer_bytes
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -89,6 +89,8 @@ struct Queue {
     state: Mutex<Queued>,
     /// Signalled when an event is queued or the watch is ended.
     notify: Notify,
+    /// Signalled once when the watch is ended (for [`WatchEnd`]).
+    ended: Notify,
 }
 
 #[derive(Debug, Default)]
@@ -104,6 +106,8 @@ struct Queued {
 #[derive(Debug)]
 pub(super) struct Watchers {
     by_resource: Mutex<HashMap<String, Vec<Weak<Queue>>>>,
+    /// How many [`WatchStream`]s exist.
+    open: Arc<AtomicUsize>,
     max_events: usize,
     max_bytes: usize,
 }
@@ -119,9 +123,15 @@ impl Watchers {
     pub(super) fn new(max_events: usize, max_bytes: usize) -> Self {
         Watchers {
             by_resource: Mutex::new(HashMap::new()),
+            open: Arc::default(),
             max_events: max_events.max(1),
             max_bytes: max_bytes.max(1),
         }
+    }
+
+    /// How many watch streams exist (ended ones too, until dropped).
+    pub(super) fn open(&self) -> usize {
+        self.open.load(Ordering::Relaxed)
     }
 
     fn register(&self, prefix: Prefix) -> Arc<Queue> {
@@ -129,6 +139,7 @@ impl Watchers {
             prefix,
             state: Mutex::new(Queued::default()),
             notify: Notify::new(),
+            ended: Notify::new(),
         });
         let mut all = lock(&self.by_resource);
         let list = all.entry(resource(&queue.prefix.0).to_owned()).or_default();
@@ -174,6 +185,7 @@ impl Watchers {
                 q.ended = Some(WatchError::Lagged(dropped));
                 drop(q);
                 queue.notify.notify_one();
+                queue.ended.notify_one();
                 return false;
             }
             drop(q);
@@ -194,6 +206,7 @@ impl Drop for Watchers {
             q.ended.get_or_insert(WatchError::Closed);
             drop(q);
             queue.notify.notify_one();
+            queue.ended.notify_one();
         }
     }
 }
@@ -232,7 +245,9 @@ pub(super) fn start(
         chunk: VecDeque::new(),
     });
     drop(state);
+    inner.watchers.open.fetch_add(1, Ordering::Relaxed);
     Ok(WatchStream {
+        _open: Open(inner.watchers.open.clone()),
         prefix,
         last: since,
         catch_up,
@@ -242,8 +257,41 @@ pub(super) fn start(
     })
 }
 
+/// Completes once the store has ended a watch — it fell behind
+/// ([`WatchError::Lagged`]) or the store closed — whether or not its reader
+/// takes the rest: whoever waits for the reader's client can drop the
+/// watch then (see [`WatchStream::end`]).
+#[derive(Debug)]
+pub struct WatchEnd(Arc<Queue>);
+
+impl WatchEnd {
+    /// Waits for the end. Cancel-safe.
+    pub async fn wait(&self) {
+        loop {
+            if lock(&self.0.state).ended.is_some() {
+                return;
+            }
+            // Only the store's end signals this; a permit stored since the
+            // check wakes this at once.
+            self.0.ended.notified().await;
+        }
+    }
+}
+
+/// Counts a [`WatchStream`] in [`Watchers::open`] while it exists.
+#[derive(Debug)]
+struct Open(Arc<AtomicUsize>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// A stream of events under one prefix, in revision order.
 pub struct WatchStream {
+    /// Held for its `Drop`.
+    _open: Open,
     prefix: Prefix,
     last: u64,
     catch_up: Option<CatchUp>,
@@ -307,6 +355,12 @@ impl WatchStream {
             Some(e) => Err(e.clone()),
             None => Ok(None),
         }
+    }
+
+    /// A handle that completes once the store ends this watch, usable
+    /// while something else holds the stream.
+    pub fn end(&self) -> WatchEnd {
+        WatchEnd(self.queue.clone())
     }
 
     /// The next event, waiting for one if needed. Cancel-safe.

@@ -311,11 +311,13 @@ fn apply(op: Op, current: Option<Arc<StoredObject>>, revision: u64) -> Result<Re
             let json = to_json(&object)?;
             let size = key.as_str().len() + json.len();
             if size > MAX_REQUEST_BYTES {
-                return Err(StorageError::RequestTooLarge {
-                    size,
-                    limit: MAX_REQUEST_BYTES,
-                }
-                .into());
+                return Err(WriteError::TooLarge {
+                    error: StorageError::RequestTooLarge {
+                        size,
+                        limit: MAX_REQUEST_BYTES,
+                    },
+                    object,
+                });
             }
             (
                 event_type,

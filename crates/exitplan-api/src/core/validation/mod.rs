@@ -19,6 +19,10 @@
 //! * [`resources`] — resource requirements and resource names;
 //! * [`volume`] — volumes, volume mounts and devices;
 //! * [`security`] — pod and container security contexts;
+//! * [`security_annotations`] — the seccomp and AppArmor annotations and
+//!   their agreement with the fields, pod-specific annotations;
+//! * [`os`] — `spec.os`, the Linux and Windows field rules, HostProcess pods;
+//! * [`pod_resources`] — pod-level `spec.resources`;
 //! * [`scheduling`] — affinity, tolerations, topology spread, scheduling gates;
 //! * [`pod_spec`] — `ValidatePodSpec` and `ValidatePodTemplateSpec`;
 //! * [`pod`] — create, update (with its spec diff, [`diff`]) and binding;
@@ -32,8 +36,10 @@ pub mod container;
 pub mod defaults;
 pub mod diff;
 pub mod env;
+pub mod os;
 pub mod pod;
 pub mod pod_annotations;
+pub mod pod_resources;
 pub mod pod_spec;
 pub mod pod_status;
 pub mod pod_subresources;
@@ -43,6 +49,7 @@ pub mod quantity;
 pub mod resources;
 pub mod scheduling;
 pub mod security;
+pub mod security_annotations;
 pub mod strings;
 pub mod volume;
 
@@ -54,4 +61,8 @@ pub struct PodValidationOptions {
     pub resource_is_pod: bool,
     /// Tolerate invalid label values in label selectors (update ratcheting).
     pub allow_invalid_label_value_in_selector: bool,
+    /// Tolerate namespaced sysctls next to `hostNetwork` / `hostIPC`
+    /// (`AllowNamespacedSysctlsForHostNetAndHostIPC`: an update of a pod
+    /// that already had them).
+    pub allow_namespaced_sysctls_for_host_net_and_host_ipc: bool,
 }

@@ -3,13 +3,15 @@
 
 use std::collections::BTreeSet;
 
-use k8s_openapi::api::core::v1::{PodDNSConfig, PodSpec, PodTemplateSpec};
+use k8s_openapi::api::core::v1::{PodDNSConfig, PodResourceClaim, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::PodValidationOptions;
 use super::container::{
     SpecContext, validate_containers, validate_ephemeral_containers, validate_init_containers,
 };
+use super::os::{validate_os, validate_windows_host_process_pod};
+use super::pod_resources::validate_pod_resources;
 use super::quantity::Quantity;
 use super::resources::{validate_container_resource_name, validate_quantity_value};
 use super::scheduling::{
@@ -17,6 +19,10 @@ use super::scheduling::{
     validate_topology_spread,
 };
 use super::security::validate_pod_security_context;
+use super::security_annotations::{
+    validate_app_armor_annotations_and_fields_match_on_create, validate_pod_specific_annotations,
+    validate_seccomp_annotations_and_fields,
+};
 use super::strings::{
     inclusive_range_error, invalid_each, validate_dns1123_label, validate_dns1123_subdomain,
     validate_ip,
@@ -122,6 +128,45 @@ fn validate_dns_config(config: Option<&PodDNSConfig>, policy: &str, path: &Path)
     errs
 }
 
+/// The source part of `validatePodResourceClaim`: exactly one of
+/// `resourceClaimName` and `resourceClaimTemplateName`, each a subdomain.
+fn validate_claim_source(c: &PodResourceClaim, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let (name, template) = (
+        c.resource_claim_name.as_deref(),
+        c.resource_claim_template_name.as_deref(),
+    );
+    if name.is_some() && template.is_some() {
+        errs.push(Error::invalid(
+            path,
+            BadValue::Json(render::json(c)),
+            "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified",
+        ));
+    }
+    if name.is_none() && template.is_none() {
+        errs.push(Error::invalid(
+            path,
+            BadValue::Json(render::json(c)),
+            "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+        ));
+    }
+    if let Some(n) = name {
+        errs.append(invalid_each(
+            &path.child("resourceClaimName"),
+            n,
+            formats::is_dns1123_subdomain(n),
+        ));
+    }
+    if let Some(t) = template {
+        errs.append(invalid_each(
+            &path.child("resourceClaimTemplateName"),
+            t,
+            formats::is_dns1123_subdomain(t),
+        ));
+    }
+    errs
+}
+
 fn validate_host_network_deps(
     spec: &PodSpec,
     path: &Path,
@@ -178,66 +223,6 @@ fn validate_overhead(spec: &PodSpec, path: &Path) -> ErrorList {
     errs
 }
 
-fn validate_os(spec: &PodSpec, spec_path: &Path) -> ErrorList {
-    let path = &spec_path.child("os");
-    let Some(os) = &spec.os else {
-        return ErrorList::new();
-    };
-    if os.name.is_empty() {
-        return ErrorList(vec![Error::required(
-            &path.child("name"),
-            "cannot be empty",
-        )]);
-    }
-    if os.name != "linux" && os.name != "windows" {
-        return ErrorList(vec![Error::not_supported(
-            path,
-            os.name.as_str(),
-            &["linux", "windows"],
-        )]);
-    }
-    let mut errs = ErrorList::new();
-    if os.name == "linux" {
-        if spec
-            .security_context
-            .as_ref()
-            .is_some_and(|s| s.windows_options.is_some())
-        {
-            errs.push(Error::forbidden(
-                &spec_path.child("securityContext").child("windowsOptions"),
-                "windows options cannot be set for a linux pod",
-            ));
-        }
-        for (c, cp) in all_containers(spec, spec_path) {
-            if c.security_context
-                .as_ref()
-                .is_some_and(|s| s.windows_options.is_some())
-            {
-                errs.push(Error::forbidden(
-                    &cp.child("securityContext").child("windowsOptions"),
-                    "windows options cannot be set for a linux pod",
-                ));
-            }
-        }
-    }
-    errs
-}
-
-/// Every container of the spec with its path (`VisitContainersWithPath`).
-fn all_containers<'a>(
-    spec: &'a PodSpec,
-    path: &Path,
-) -> Vec<(&'a k8s_openapi::api::core::v1::Container, Path)> {
-    let mut out = Vec::new();
-    for (i, c) in spec.init_containers.iter().flatten().enumerate() {
-        out.push((c, path.child("initContainers").index(i)));
-    }
-    for (i, c) in spec.containers.iter().enumerate() {
-        out.push((c, path.child("containers").index(i)));
-    }
-    out
-}
-
 /// `ValidatePodSpec`: everything but the pod-only and update rules.
 /// `pod_meta` is the pod's metadata (for generic ephemeral volume names)
 /// or `None` in a template.
@@ -279,6 +264,7 @@ pub fn validate_pod_spec(
         } else {
             errs.append(validate_dns1123_label(&p.child("name"), &c.name));
         }
+        errs.append(validate_claim_source(c, &p));
     }
     let restart_policy = spec.restart_policy.as_deref().unwrap_or_default();
     let ctx = SpecContext {
@@ -307,6 +293,11 @@ pub fn validate_pod_spec(
         &ctx,
         &path.child("ephemeralContainers"),
     ));
+    errs.append(validate_pod_resources(
+        spec,
+        &claim_names,
+        &path.child("resources"),
+    ));
     errs.append(validate_host_network_deps(spec, path, opts));
     errs.append(validate_restart_policy(
         restart_policy,
@@ -325,6 +316,7 @@ pub fn validate_pod_spec(
         spec.security_context.as_ref(),
         spec,
         &path.child("securityContext"),
+        opts.allow_namespaced_sysctls_for_host_net_and_host_ipc,
     ));
     errs.append(validate_affinity(
         spec.affinity.as_ref(),
@@ -350,6 +342,7 @@ pub fn validate_pod_spec(
             .unwrap_or_default(),
         &path.child("topologySpreadConstraints"),
     ));
+    errs.append(validate_windows_host_process_pod(spec, path));
     errs.append(validate_host_users(spec, path));
     if let Some(sa) = spec
         .service_account_name
@@ -425,13 +418,19 @@ pub fn validate_pod_spec(
 
 /// `ValidatePodTemplateSpec` at `path` (`spec.template`): template
 /// labels and annotations (reported at `<path>.labels`, as upstream does),
-/// the pod spec, and no ephemeral containers.
+/// the pod-specific annotations, the pod spec, seccomp and AppArmor
+/// annotations agreeing with their fields, and no ephemeral containers.
 pub fn validate_pod_template_spec(
     template: &PodTemplateSpec,
     path: &Path,
     opts: PodValidationOptions,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
+    let spec = template.spec.clone().unwrap_or_default();
+    let annotations = template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.annotations.as_ref());
     if let Some(m) = &template.metadata {
         if let Some(labels) = &m.labels {
             errs.append(meta::validate_labels(labels, &path.child("labels")));
@@ -441,11 +440,25 @@ pub fn validate_pod_template_spec(
                 annotations,
                 &path.child("annotations"),
             ));
+            errs.append(validate_pod_specific_annotations(
+                annotations,
+                &spec,
+                &path.child("annotations"),
+            ));
         }
     }
-    let spec = template.spec.clone().unwrap_or_default();
     let spec_path = path.child("spec");
     errs.append(validate_pod_spec(&spec, None, &spec_path, opts));
+    errs.append(validate_seccomp_annotations_and_fields(
+        annotations,
+        &spec,
+        &spec_path,
+    ));
+    errs.append(validate_app_armor_annotations_and_fields_match_on_create(
+        annotations,
+        &spec,
+        &spec_path,
+    ));
     if spec
         .ephemeral_containers
         .as_ref()

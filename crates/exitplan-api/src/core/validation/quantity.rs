@@ -174,6 +174,34 @@ impl Quantity {
         self.scaled(0).is_some_and(|v| unit != 0 && v % unit == 0)
     }
 
+    /// A zero quantity (`resource.Quantity{}`).
+    pub fn zero() -> Quantity {
+        Quantity {
+            mantissa: 0,
+            exp: 0,
+            format: Format::DecimalSi,
+        }
+    }
+
+    /// `Quantity.Add`: the exact sum, in the receiver's format (or
+    /// `other`'s when the receiver is zero); `None` when it does not fit.
+    pub fn checked_add(&self, other: &Quantity) -> Option<Quantity> {
+        let to = self.exp.min(other.exp);
+        let mantissa = self.scaled(to)?.checked_add(other.scaled(to)?)?;
+        let format = if self.is_zero() {
+            other.format
+        } else {
+            self.format
+        };
+        let mut q = Quantity {
+            mantissa,
+            exp: to,
+            format,
+        };
+        q.normalize();
+        Some(q)
+    }
+
     /// `Quantity.String()`: the canonical form in the quantity's format.
     pub fn canonical(&self) -> String {
         self.to_string()
@@ -327,6 +355,19 @@ mod tests {
         assert_eq!(Quantity::parse("1kk").err(), Some(ERR_SUFFIX));
         assert_eq!(Quantity::parse("abc").err(), Some(ERR_FORMAT_WRONG));
         assert!(q("2").is_integer());
+        let sum = q("500m").checked_add(&q("1")).expect("fits");
+        assert_eq!(sum.to_string(), "1500m");
+        assert_eq!(
+            Quantity::zero()
+                .checked_add(&q("1Gi"))
+                .expect("fits")
+                .to_string(),
+            "1Gi"
+        );
+        assert_eq!(
+            q("1Gi").checked_add(&q("1Gi")).expect("fits").to_string(),
+            "2Gi"
+        );
         assert!(!q("1.5").is_integer());
     }
 }

@@ -8,6 +8,7 @@ use k8s_openapi::api::core::v1::ResourceRequirements;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as WireQuantity;
 
 use super::quantity::Quantity;
+use super::strings::validate_dns1123_label;
 use crate::field::{Error, ErrorList, Path};
 use crate::formats;
 
@@ -118,7 +119,7 @@ pub fn validate_container_resource_name(name: &str, path: &Path) -> ErrorList {
 
 /// A quantity that failed to parse; reported as upstream's decode error.
 pub fn parse(q: &WireQuantity) -> Option<Quantity> {
-    Quantity::parse(&q.0).ok()
+    Quantity::parse(q.0.trim()).ok()
 }
 
 /// `ValidateResourceQuantityValue`: not negative; whole for integer resources.
@@ -145,7 +146,7 @@ fn validate_huge_page_value(name: &str, q: &Quantity, path: &Path) -> ErrorList 
         Some(bytes) if bytes > 0 && !q.is_multiple_of(bytes) => ErrorList(vec![Error::invalid(
             path,
             q.to_string(),
-            format!("{q} is not positive integer multiple of {size}"),
+            format!("{q} is not positive integer multiple of {name}"),
         )]),
         _ => ErrorList::new(),
     }
@@ -158,10 +159,58 @@ fn parsed(list: Option<&BTreeMap<String, WireQuantity>>) -> Vec<(&str, Option<Qu
         .collect()
 }
 
-/// `validateResourceRequirements` for a container (resource names per
-/// `name_rule`), with the pod's declared claim names.
+/// Which resource names a requirements block accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameRule {
+    /// A container's (`validateContainerResourceName`).
+    Container,
+    /// The pod-level `spec.resources` (`validatePodResourceName`).
+    Pod,
+}
+
+/// `SupportedPodLevelResources` as upstream lists them.
+pub const POD_LEVEL_RESOURCES: &[&str] = &["cpu", "hugepages-", "memory"];
+
+/// `IsSupportedPodLevelResource`: cpu, memory and hugepages.
+pub fn is_supported_pod_level(name: &str) -> bool {
+    name == "cpu" || name == "memory" || is_huge_page(name)
+}
+
+/// `validatePodResourceName`: a valid resource name the pod level supports.
+pub fn validate_pod_resource_name(name: &str, path: &Path) -> ErrorList {
+    let errs = validate_resource_name(name, path);
+    if !errs.is_empty() {
+        return errs;
+    }
+    if !is_supported_pod_level(name) {
+        return ErrorList(vec![Error::not_supported(path, name, POD_LEVEL_RESOURCES)]);
+    }
+    errs
+}
+
+fn validate_name(rule: NameRule, name: &str, path: &Path) -> ErrorList {
+    match rule {
+        NameRule::Container => validate_container_resource_name(name, path),
+        NameRule::Pod => validate_pod_resource_name(name, path),
+    }
+}
+
+/// `ValidateContainerResourceRequirements`, with the pod's declared claim
+/// names.
 pub fn validate_resource_requirements(
     req: Option<&ResourceRequirements>,
+    claim_names: &BTreeSet<String>,
+    path: &Path,
+) -> ErrorList {
+    validate_requirements(req, NameRule::Container, claim_names, path)
+}
+
+/// `validateResourceRequirements`: names per `rule`, quantities, requests ≤
+/// limits (equal for resources that cannot be overcommitted), hugepages
+/// and claims.
+pub fn validate_requirements(
+    req: Option<&ResourceRequirements>,
+    rule: NameRule,
     claim_names: &BTreeSet<String>,
     path: &Path,
 ) -> ErrorList {
@@ -176,7 +225,7 @@ pub fn validate_resource_requirements(
         (false, false, false, false);
     for (name, q) in &limits {
         let p = lim_path.key(name);
-        errs.append(validate_container_resource_name(name, &p));
+        errs.append(validate_name(rule, name, &p));
         let Some(q) = q else { continue };
         errs.append(validate_quantity_value(name, q, &p));
         if is_huge_page(name) {
@@ -189,7 +238,7 @@ pub fn validate_resource_requirements(
     }
     for (name, q) in parsed(req.requests.as_ref()) {
         let p = req_path.key(name);
-        errs.append(validate_container_resource_name(name, &p));
+        errs.append(validate_name(rule, name, &p));
         let Some(q) = q else { continue };
         errs.append(validate_quantity_value(name, &q, &p));
         match limits.iter().find(|(n, _)| *n == name) {
@@ -234,32 +283,58 @@ pub fn validate_resource_requirements(
     errs
 }
 
-/// `validateResourceClaimNames`: each claim names a pod resource claim, once.
+/// `validateResourceClaimNames`: each claim (or claim request) names a pod
+/// resource claim, once.
 fn validate_claim_names(
     req: &ResourceRequirements,
     claim_names: &BTreeSet<String>,
     path: &Path,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
-    let mut seen = BTreeSet::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
     for (i, claim) in req.claims.iter().flatten().enumerate() {
         let p = path.index(i);
         let name = claim.name.as_str();
         if name.is_empty() {
-            errs.push(Error::required(&p.child("name"), ""));
+            errs.push(Error::required(&p, ""));
             continue;
         }
-        let key = format!("{name}/{}", claim.request.as_deref().unwrap_or_default());
-        if !seen.insert(key) {
+        if seen.contains(name) {
+            // Every request of that claim is already referenced.
             errs.push(Error::duplicate(&p, name));
+        } else {
+            let request = claim.request.as_deref().unwrap_or_default();
+            let mut key = name.to_owned();
+            if !request.is_empty() {
+                errs.append(validate_dns1123_label(&p.child("request"), request));
+                key = format!("{name}/{request}");
+            }
+            if seen.contains(&key) {
+                errs.push(Error::duplicate(&p, key.as_str()));
+            } else if request.is_empty() {
+                // A whole claim overlaps every request of it already named.
+                for k in &seen {
+                    if k.split_once('/').is_some_and(|(n, _)| n == name) {
+                        errs.push(Error::duplicate(&p, name));
+                    }
+                }
+            }
+            seen.insert(key);
         }
         if !claim_names.contains(name) {
             let mut e = Error::not_found(&p, name);
-            e.detail = "must be one of the names in pod.spec.resourceClaims".into();
-            if claim_names.is_empty() {
-                e.detail =
-                    "must be one of the names in pod.spec.resourceClaims which is empty".into();
-            }
+            e.detail = if claim_names.is_empty() {
+                "must be one of the names in pod.spec.resourceClaims which is empty".into()
+            } else {
+                format!(
+                    "must be one of the names in pod.spec.resourceClaims: {}",
+                    claim_names
+                        .iter()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
             errs.push(e);
         }
     }

@@ -175,11 +175,75 @@ fn is_valid_sysctl_name(name: &str) -> bool {
     })
 }
 
-/// `validatePodSpecSecurityContext`.
+/// `utilsysctl.NormalizeName`: a name written with `/` separators
+/// (`net/ipv4/conf/eno2.100/rp_filter`) in its dotted form.
+fn normalize_sysctl(name: &str) -> String {
+    match name.find(['.', '/']) {
+        Some(i) if name.as_bytes().get(i) == Some(&b'/') => name
+            .chars()
+            .map(|c| match c {
+                '.' => '/',
+                '/' => '.',
+                c => c,
+            })
+            .collect(),
+        _ => name.to_owned(),
+    }
+}
+
+/// The host namespace a sysctl lives in (`utilsysctl.GetNamespace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SysctlNamespace {
+    Net,
+    Ipc,
+}
+
+fn sysctl_namespace(name: &str) -> Option<SysctlNamespace> {
+    const IPC: &[&str] = &[
+        "kernel.sem",
+        "kernel.shmall",
+        "kernel.shmmax",
+        "kernel.shmmni",
+        "kernel.shm_rmid_forced",
+        "kernel.msgmax",
+        "kernel.msgmnb",
+        "kernel.msgmni",
+    ];
+    let name = normalize_sysctl(name);
+    if IPC.contains(&name.as_str()) || name.starts_with("fs.mqueue.") {
+        Some(SysctlNamespace::Ipc)
+    } else if name.starts_with("net.") {
+        Some(SysctlNamespace::Net)
+    } else {
+        None
+    }
+}
+
+/// `ValidateHostSysctl`: no namespaced sysctl of a namespace the pod shares
+/// with the host.
+fn validate_host_sysctl(name: &str, spec: &PodSpec, path: &Path) -> Option<Error> {
+    match sysctl_namespace(name) {
+        Some(SysctlNamespace::Net) if spec.host_network.unwrap_or(false) => Some(Error::invalid(
+            path,
+            name,
+            "may not be specified when 'hostNetwork' is true",
+        )),
+        Some(SysctlNamespace::Ipc) if spec.host_ipc.unwrap_or(false) => Some(Error::invalid(
+            path,
+            name,
+            "may not be specified when 'hostIPC' is true",
+        )),
+        _ => None,
+    }
+}
+
+/// `validatePodSpecSecurityContext`; `allow_host_sysctls` is
+/// `AllowNamespacedSysctlsForHostNetAndHostIPC`.
 pub fn validate_pod_security_context(
     sc: Option<&PodSecurityContext>,
     spec: &PodSpec,
     path: &Path,
+    allow_host_sysctls: bool,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     let Some(sc) = sc else {
@@ -221,6 +285,9 @@ pub fn validate_pod_security_context(
             ));
         } else if names.contains(&s.name) {
             errs.push(Error::duplicate(&p, s.name.as_str()));
+        }
+        if !allow_host_sysctls {
+            errs.0.extend(validate_host_sysctl(&s.name, spec, &p));
         }
         names.insert(s.name.clone());
     }
