@@ -1,6 +1,8 @@
 //! core/v1 rules: Pod validation ported from upstream ([`validation`]), the
 //! Pod strategy used by `exitplan validate` and the API server and the Pod
-//! rule exitplan owns, `spec.evictionResponders` (eviction spec §3) ([`pod`]); the well-known core strings ([`constants`]) and the pod
+//! rule exitplan owns, `spec.evictionResponders` (eviction spec §3) ([`pod`]),
+//! and the strategies of `pods/ephemeralcontainers` and `pods/resize`
+//! ([`pod_subresources`]); the well-known core strings ([`constants`]) and the pod
 //! predicates other modules share ([`podutil`]); the strategies of the simple
 //! core kinds: [`namespace`], [`node`], [`event`].
 
@@ -9,5 +11,6 @@ pub mod event;
 pub mod namespace;
 pub mod node;
 pub mod pod;
+pub mod pod_subresources;
 pub mod podutil;
 pub mod validation;

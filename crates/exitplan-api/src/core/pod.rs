@@ -5,14 +5,15 @@
 //! `spec.evictionResponders`, validated on create and inside every pod
 //! template.
 
-use k8s_openapi::api::core::v1::{EvictionResponder, Pod, PodSpec, PodStatus};
+use k8s_openapi::api::core::v1::{EvictionResponder, Pod, PodCondition, PodSpec, PodStatus};
 
 use super::constants::PHASE_PENDING;
 use super::validation::PodValidationOptions;
 use super::validation::defaults::default_pod_spec;
-use super::validation::pod::{
-    validate_pod_create, validate_pod_status_update, validate_pod_update,
-};
+use super::validation::pod::{validate_pod_create, validate_pod_update};
+use super::validation::pod_annotations::apply_apparmor_version_skew;
+use super::validation::pod_status::validate_pod_status_update;
+use super::validation::qos::compute_pod_qos;
 use crate::absent::Absent;
 use crate::field::{Error, ErrorList, Path};
 use crate::formats;
@@ -111,6 +112,36 @@ pub(crate) fn responders_of(spec: Option<&PodSpec>) -> &[EvictionResponder] {
         .unwrap_or_default()
 }
 
+/// The reason of the `PodScheduled=False` condition of a gated pod.
+pub const REASON_SCHEDULING_GATED: &str = "SchedulingGated";
+/// Its message.
+pub const MSG_SCHEDULING_GATED: &str = "Scheduling is blocked due to non-empty scheduling gates";
+
+/// `preserveOldObservedGeneration`: a zero or unset `observedGeneration`
+/// keeps the stored one, for the status and for each condition (the n-th
+/// condition of a type takes the n-th stored condition of that type).
+fn keep_observed_generation(new: &mut PodStatus, old: &PodStatus) {
+    if new.observed_generation.unwrap_or(0) == 0 {
+        new.observed_generation = old.observed_generation;
+    }
+    let mut stored: Vec<(&str, Option<i64>)> = old
+        .conditions
+        .iter()
+        .flatten()
+        .map(|c| (c.type_.as_str(), c.observed_generation))
+        .collect();
+    for c in new.conditions.iter_mut().flatten() {
+        let kept = stored
+            .iter()
+            .position(|(t, _)| *t == c.type_)
+            .map(|i| stored.remove(i).1)
+            .unwrap_or_default();
+        if c.observed_generation.unwrap_or(0) == 0 {
+            c.observed_generation = kept;
+        }
+    }
+}
+
 /// The Pod strategy: defaults, then upstream's Pod validation plus
 /// `spec.evictionResponders` on create; `/status` writes keep the spec.
 #[derive(Clone, Copy, Debug, Default)]
@@ -124,15 +155,35 @@ impl Strategy for PodStrategy {
         default_pod_spec(obj.spec.get_or_insert_with(Default::default), true);
     }
 
-    /// Starts the pod `Pending` with generation 1. The QoS class is not
-    /// computed (`validation::pod::compute_qos` is available): the simulated kubelet and
-    /// tests write whole statuses, and a stored class would be immutable.
+    /// `PrepareForCreate`: the pod starts `Pending` with generation 1 and
+    /// its QoS class (`status.qosClass`, immutable from now on); a pod with
+    /// scheduling gates also starts `PodScheduled=False` (`SchedulingGated`),
+    /// stamped with the creation time; AppArmor annotations fill the
+    /// containers' missing profile fields (`applyAppArmorVersionSkew`).
     fn prepare_for_create(obj: &mut Pod) {
-        obj.status = Some(PodStatus {
+        let spec = obj.spec.clone().unwrap_or_default();
+        let mut status = PodStatus {
             phase: Some(PHASE_PENDING.to_owned()),
+            qos_class: Some(compute_pod_qos(&spec).to_owned()),
             ..PodStatus::default()
-        });
+        };
+        if spec
+            .scheduling_gates
+            .as_ref()
+            .is_some_and(|g| !g.is_empty())
+        {
+            status.conditions = Some(vec![PodCondition {
+                type_: "PodScheduled".to_owned(),
+                status: "False".to_owned(),
+                reason: Some(REASON_SCHEDULING_GATED.to_owned()),
+                message: Some(MSG_SCHEDULING_GATED.to_owned()),
+                last_transition_time: obj.metadata.creation_timestamp.clone(),
+                ..PodCondition::default()
+            }]);
+        }
+        obj.status = Some(status);
         obj.metadata.generation = Some(1);
+        apply_apparmor_version_skew(obj);
     }
 
     fn validate_create(obj: &Pod, ctx: &Context<'_>) -> ErrorList {
@@ -166,13 +217,22 @@ impl Strategy for PodStrategy {
 
     /// Upstream's `podStatusStrategy.PrepareForUpdate`: the spec and owner
     /// references are the stored ones and the deletion timestamp cannot be
-    /// set here; labels, annotations and finalizers may change.
+    /// set here; labels, annotations and finalizers may change. An empty
+    /// `qosClass` keeps the stored one (old kubelets drop it), and an unset
+    /// `observedGeneration` (of the status or of a condition, matched by
+    /// type in order) keeps the stored value.
     fn prepare_for_status_update(new: &mut Pod, old: &Pod) {
         new.spec.clone_from(&old.spec);
         new.metadata.deletion_timestamp = None;
         new.metadata
             .owner_references
             .clone_from(&old.metadata.owner_references);
+        let old_status = old.status.clone().unwrap_or_default();
+        let status = new.status.get_or_insert_with(PodStatus::default);
+        if status.qos_class.as_deref().unwrap_or_default().is_empty() {
+            status.qos_class.clone_from(&old_status.qos_class);
+        }
+        keep_observed_generation(status, &old_status);
     }
 
     fn validate_status_update(new: &Pod, old: &Pod, _ctx: &Context<'_>) -> ErrorList {

@@ -73,6 +73,9 @@ fn subresources(def: &'static ResourceDef) -> impl Iterator<Item = Sub> {
         "status" => Some(("status", "", "", def.kind, &["get", "patch", "update"][..])),
         "eviction" => Some(("eviction", "policy", "v1", "Eviction", &["create"][..])),
         "binding" => Some(("binding", "", "", "Binding", &["create"][..])),
+        "ephemeralcontainers" | "resize" => {
+            Some((*s, "", "", def.kind, &["get", "patch", "update"][..]))
+        }
         _ => None,
     })
 }
@@ -303,7 +306,9 @@ mod tests {
                 "nodes/status",
                 "pods",
                 "pods/binding",
+                "pods/ephemeralcontainers",
                 "pods/eviction",
+                "pods/resize",
                 "pods/status"
             ]
         );

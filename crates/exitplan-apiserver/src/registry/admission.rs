@@ -8,6 +8,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use exitplan_api::absent::find_absent;
+use exitplan_api::core::pod::PodStrategy;
+use exitplan_api::core::pod_subresources::{PodEphemeralContainersStrategy, PodResizeStrategy};
 use exitplan_api::quantities::{Quantities, first_malformed};
 use exitplan_api::status::InvalidError;
 use exitplan_api::strategy::{
@@ -49,6 +51,21 @@ pub trait Admission: Send + Sync + std::fmt::Debug {
         old: &Value,
         now: Timestamp,
     ) -> Result<(), AdmissionError>;
+    /// Defaults, prepares and validates an update through another writable
+    /// subresource (`pods/ephemeralcontainers`, `pods/resize`). Only
+    /// resources that serve one override this; the router never calls it
+    /// for others.
+    fn update_subresource(
+        &self,
+        subresource: &str,
+        _new: &mut Value,
+        _old: &Value,
+        _now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        Err(AdmissionError::Decode(format!(
+            "the server does not write the {subresource} subresource of this resource"
+        )))
+    }
 }
 
 /// Admission through an `exitplan_api` [`Strategy`].
@@ -106,6 +123,78 @@ fn encode<T: Serialize>(obj: &T, into: &mut Value) -> Result<(), AdmissionError>
     Ok(())
 }
 
+/// The update of a main resource through strategy `S` (the path of every
+/// subresource with a strategy of its own).
+fn update_through<S>(new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError>
+where
+    S: Strategy,
+    S::Object: DeserializeOwned + Serialize + Quantities,
+{
+    let absent = find_absent(new);
+    let mut typed: S::Object = decode_new(new)?;
+    let old: S::Object = decode(old)?;
+    strategy::admit_update::<S>(
+        &mut typed,
+        &old,
+        &Context {
+            now,
+            absent: &absent,
+        },
+    )?;
+    encode(&typed, new)
+}
+
+/// Pod admission: the Pod strategy, plus `pods/ephemeralcontainers` and
+/// `pods/resize` through their own strategies.
+#[derive(Debug, Default)]
+pub struct PodAdmission;
+
+impl Admission for PodAdmission {
+    fn decode_error(&self, obj: &Value) -> Option<String> {
+        Typed::<PodStrategy>::new().decode_error(obj)
+    }
+
+    fn create(
+        &self,
+        obj: &mut Value,
+        system: &SystemFields,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        Typed::<PodStrategy>::new().create(obj, system, now)
+    }
+
+    fn update(&self, new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError> {
+        Typed::<PodStrategy>::new().update(new, old, now)
+    }
+
+    fn update_status(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        Typed::<PodStrategy>::new().update_status(new, old, now)
+    }
+
+    fn update_subresource(
+        &self,
+        subresource: &str,
+        new: &mut Value,
+        old: &Value,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        match subresource {
+            "ephemeralcontainers" => {
+                update_through::<PodEphemeralContainersStrategy>(new, old, now)
+            }
+            "resize" => update_through::<PodResizeStrategy>(new, old, now),
+            other => Err(AdmissionError::Decode(format!(
+                "the server does not write the {other} subresource of pods"
+            ))),
+        }
+    }
+}
+
 impl<S> Admission for Typed<S>
 where
     S: Strategy,
@@ -137,18 +226,7 @@ where
     }
 
     fn update(&self, new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError> {
-        let absent = find_absent(new);
-        let mut typed: S::Object = decode_new(new)?;
-        let old: S::Object = decode(old)?;
-        strategy::admit_update::<S>(
-            &mut typed,
-            &old,
-            &Context {
-                now,
-                absent: &absent,
-            },
-        )?;
-        encode(&typed, new)
+        update_through::<S>(new, old, now)
     }
 
     fn update_status(

@@ -9,7 +9,7 @@ mod selectable;
 
 use serde_json::Value;
 
-pub use admission::{Admission, AdmissionError, MetadataOnly, Typed};
+pub use admission::{Admission, AdmissionError, MetadataOnly, PodAdmission, Typed};
 pub use attrs::attrs_of;
 
 use exitplan_api::batch::JobStrategy;
@@ -17,7 +17,6 @@ use exitplan_api::coordination::LeaseStrategy;
 use exitplan_api::core::event::EventStrategy;
 use exitplan_api::core::namespace::NamespaceStrategy;
 use exitplan_api::core::node::NodeStrategy;
-use exitplan_api::core::pod::PodStrategy;
 use exitplan_api::events::EventsEventStrategy;
 use exitplan_api::lifecycle::eviction::EvictionStrategy;
 use exitplan_api::lifecycle::evictionrequest::EvictionRequestStrategy;
@@ -147,7 +146,7 @@ impl ResourceDef {
     }
 }
 
-static POD: Typed<PodStrategy> = Typed::new();
+static POD: PodAdmission = PodAdmission;
 static JOB: Typed<JobStrategy> = Typed::new();
 static PDB: Typed<PodDisruptionBudgetStrategy> = Typed::new();
 static EVICTION_REQUEST: Typed<EvictionRequestStrategy> = Typed::new();
@@ -207,7 +206,13 @@ pub static RESOURCES: &[ResourceDef] = &[
         namespaced: true,
         short_names: &["po"],
         categories: &["all"],
-        subresources: &["status", "eviction", "binding"],
+        subresources: &[
+            "status",
+            "eviction",
+            "binding",
+            "ephemeralcontainers",
+            "resize",
+        ],
         selectable_fields: selectable::POD_FIELDS,
         field_labels: FieldLabels::Convert(selectable::POD_LABELS),
         attrs_hook: Some(selectable::pod_attrs),

@@ -160,7 +160,7 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
             Method::DELETE => delete::delete(&call).await,
             _ => Err(method_not_allowed()),
         },
-        (Some("status"), _) => match method {
+        (Some("status" | "ephemeralcontainers" | "resize"), _) => match method {
             Method::GET => get::get(&call).await,
             Method::PUT => update::update(&call).await,
             Method::PATCH => patch::patch(&call).await,

@@ -32,7 +32,7 @@ pub struct Update<'a> {
     pub old: Option<Value>,
     /// The new object (metadata.resourceVersion: the caller's precondition, if any).
     pub new: Value,
-    /// `Some("status")` for the status subresource.
+    /// The subresource written (`status`, `ephemeralcontainers`, `resize`), if any.
     pub subresource: Option<&'a str>,
     /// The field manager.
     pub manager: &'a str,
@@ -111,10 +111,10 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     };
     set_type(&mut new, def);
     let now = state.clock.now();
-    if subresource == Some("status") {
-        def.admission.update_status(&mut new, &old, now)
-    } else {
-        def.admission.update(&mut new, &old, now)
+    match subresource {
+        Some("status") => def.admission.update_status(&mut new, &old, now),
+        Some(sub) => def.admission.update_subresource(sub, &mut new, &old, now),
+        None => def.admission.update(&mut new, &old, now),
     }
     .map_err(admission_error)?;
     set_type(&mut new, def);
@@ -219,7 +219,8 @@ pub fn allows_create_on_update(def: &ResourceDef) -> bool {
     )
 }
 
-/// `PUT …/<name>` and `PUT …/<name>/status`.
+/// `PUT …/<name>` and `PUT …/<name>/<subresource>` (`status`,
+/// `ephemeralcontainers`, `resize`).
 pub async fn update(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
     call.query.validate_write_options("UpdateOptions")?;

@@ -15,8 +15,9 @@
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting,
-    ContainerStatus, Pod, PodCondition, PodStatus,
+    ContainerStatus, Pod, PodCondition, PodStatus, ResourceRequirements,
 };
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use exitplan_api::core::constants::{PHASE_FAILED, PHASE_PENDING, PHASE_RUNNING, PHASE_SUCCEEDED};
@@ -74,6 +75,9 @@ enum State {
 struct Container {
     name: String,
     image: String,
+    /// The cpu and memory requests and limits the container runs with (a
+    /// 1.35 kubelet reports them, which is what lets `pods/resize` proceed).
+    resources: Option<ResourceRequirements>,
     init: bool,
     state: State,
     last: Option<Term>,
@@ -307,6 +311,25 @@ enum Transition {
     Restart,
 }
 
+/// The cpu and memory part of a container's resources (what the kubelet
+/// reports in `containerStatuses[].resources`); always a value, possibly empty.
+fn cpu_memory(r: Option<&ResourceRequirements>) -> Option<ResourceRequirements> {
+    let keep = |l: Option<&std::collections::BTreeMap<String, Quantity>>| {
+        let kept: std::collections::BTreeMap<String, Quantity> = l
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| *k == "cpu" || *k == "memory")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        (!kept.is_empty()).then_some(kept)
+    };
+    Some(ResourceRequirements {
+        requests: keep(r.and_then(|r| r.requests.as_ref())),
+        limits: keep(r.and_then(|r| r.limits.as_ref())),
+        ..ResourceRequirements::default()
+    })
+}
+
 fn container_status(c: &Container) -> ContainerStatus {
     let term = |t: &Term| ContainerStateTerminated {
         exit_code: t.code,
@@ -348,6 +371,9 @@ fn container_status(c: &Container) -> ContainerStatus {
         ready: c.ready,
         restart_count: c.restarts,
         started: Some(matches!(c.state, State::Running { .. })),
+        resources: matches!(c.state, State::Running { .. })
+            .then(|| c.resources.clone())
+            .flatten(),
         state: Some(state),
         last_state: c.last.as_ref().map(|t| ContainerState {
             terminated: Some(term(t)),
@@ -474,6 +500,7 @@ pub fn sync_pod(pod: &Pod, now: Timestamp) -> KubeletPlan {
             containers.push(Container {
                 name: c.name.clone(),
                 image: c.image.clone().unwrap_or_default(),
+                resources: cpu_memory(c.resources.as_ref()),
                 init,
                 state,
                 last,

@@ -25,7 +25,11 @@
 //! * [`pod_resources`] — pod-level `spec.resources`;
 //! * [`scheduling`] — affinity, tolerations, topology spread, scheduling gates;
 //! * [`pod_spec`] — `ValidatePodSpec` and `ValidatePodTemplateSpec`;
-//! * [`pod`] — create, update (with its spec diff, [`diff`]), status and binding;
+//! * [`pod`] — create, update (with its spec diff, [`diff`]) and binding;
+//! * [`pod_annotations`] — the pod-specific annotations;
+//! * [`pod_status`] — status updates;
+//! * [`pod_subresources`] — `pods/ephemeralcontainers` and `pods/resize`;
+//! * [`qos`] — the pod QoS class;
 //! * [`defaults`] — the core/v1 pod defaults validation relies on.
 
 pub mod container;
@@ -34,9 +38,13 @@ pub mod diff;
 pub mod env;
 pub mod os;
 pub mod pod;
+pub mod pod_annotations;
 pub mod pod_resources;
 pub mod pod_spec;
+pub mod pod_status;
+pub mod pod_subresources;
 pub mod probe;
+pub mod qos;
 pub mod quantity;
 pub mod resources;
 pub mod scheduling;

@@ -1,21 +1,26 @@
 //! Whole-Pod rules: `ValidatePodCreate`, `ValidatePodUpdate` (with its spec
-//! diff), `ValidatePodStatusUpdate` and `ValidatePodBinding`.
+//! diff), the pod annotations and `ValidatePodBinding`. Status updates are
+//! in [`super::pod_status`], the subresources in [`super::pod_subresources`].
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Binding, Container, ContainerStatus, HostIP, Pod, PodIP, PodSpec, PodStatus,
+    Affinity, Binding, Container, NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm, Pod,
+    PodSpec,
 };
 
 use super::PodValidationOptions;
 use super::container::validate_container_only_for_pod;
 use super::diff::diff;
+use super::pod_annotations::{
+    validate_annotations_match_fields, validate_pod_annotation_updates, validate_pod_annotations,
+};
 use super::pod_spec::validate_pod_spec;
 use super::scheduling::validate_only_added_tolerations;
-use super::strings::{inclusive_range_error, validate_dns1123_subdomain, validate_ip};
+use super::strings::inclusive_range_error;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::meta::NameRule;
-use crate::{formats, meta, render};
+use crate::{meta, render};
 
 /// Fields of a pod spec an update may change (`updatablePodSpecFields`).
 pub const UPDATABLE_POD_SPEC_FIELDS: &[&str] = &[
@@ -35,132 +40,15 @@ pub fn pod_update_forbidden_prefix() -> String {
     )
 }
 
-/// The mirror pod annotation (`kubernetes.io/config.mirror`).
-pub const MIRROR_POD_ANNOTATION: &str = "kubernetes.io/config.mirror";
-/// The pod deletion cost annotation.
-pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
-/// The deprecated per-container AppArmor annotation prefix.
-pub const APPARMOR_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
-
-fn spec_of(pod: &Pod) -> PodSpec {
+/// The pod's spec (the zero value when absent).
+pub(crate) fn spec_of(pod: &Pod) -> PodSpec {
     pod.spec.clone().unwrap_or_default()
-}
-
-fn has_container(spec: &PodSpec, name: &str) -> bool {
-    spec.containers
-        .iter()
-        .chain(spec.init_containers.iter().flatten())
-        .any(|c| c.name == name)
-        || spec
-            .ephemeral_containers
-            .iter()
-            .flatten()
-            .any(|c| c.name == name)
-}
-
-/// `ValidatePodSpecificAnnotations`.
-fn validate_pod_annotations(
-    annotations: &BTreeMap<String, String>,
-    spec: &PodSpec,
-    path: &Path,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    if let Some(v) = annotations.get(MIRROR_POD_ANNOTATION)
-        && spec.node_name.as_deref().unwrap_or_default().is_empty()
-    {
-        errs.push(Error::invalid(
-            &path.key(MIRROR_POD_ANNOTATION),
-            v.as_str(),
-            "must set spec.nodeName if mirror pod annotation is set",
-        ));
-    }
-    if let Some(v) = annotations.get(POD_DELETION_COST)
-        && v.parse::<i32>().is_err()
-    {
-        errs.push(Error::invalid(
-            &path.key(POD_DELETION_COST),
-            v.as_str(),
-            "must be a 32bit integer",
-        ));
-    }
-    for (k, v) in annotations {
-        let Some(container) = k.strip_prefix(APPARMOR_PREFIX) else {
-            continue;
-        };
-        if !has_container(spec, container) {
-            errs.push(Error::invalid(
-                &path.key(k),
-                container,
-                "container not found",
-            ));
-        }
-        if !(v.is_empty()
-            || v == "runtime/default"
-            || v == "unconfined"
-            || v.starts_with("localhost/"))
-        {
-            errs.push(Error::invalid(
-                &path.key(k),
-                v.as_str(),
-                format!(
-                    "invalid AppArmor profile name: {}",
-                    crate::field::go_quote(v)
-                ),
-            ));
-        }
-    }
-    errs
-}
-
-/// `ValidatePodSpecificAnnotationUpdates`: the mirror and AppArmor
-/// annotations cannot be added, changed or removed.
-fn validate_pod_annotation_updates(new: &Pod, old: &Pod, path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let empty = BTreeMap::new();
-    let new_a = new.metadata.annotations.as_ref().unwrap_or(&empty);
-    let old_a = old.metadata.annotations.as_ref().unwrap_or(&empty);
-    for (k, v) in old_a {
-        if new_a.get(k) == Some(v) {
-            continue;
-        }
-        if k.starts_with(APPARMOR_PREFIX) {
-            errs.push(Error::forbidden(
-                &path.key(k),
-                "may not remove or update AppArmor annotations",
-            ));
-        }
-        if k == MIRROR_POD_ANNOTATION {
-            errs.push(Error::forbidden(
-                &path.key(k),
-                "may not remove or update mirror pod annotation",
-            ));
-        }
-    }
-    for k in new_a.keys() {
-        if old_a.contains_key(k) {
-            continue;
-        }
-        if k.starts_with(APPARMOR_PREFIX) {
-            errs.push(Error::forbidden(
-                &path.key(k),
-                "may not add AppArmor annotations",
-            ));
-        }
-        if k == MIRROR_POD_ANNOTATION {
-            errs.push(Error::forbidden(
-                &path.key(k),
-                "may not add mirror pod annotation",
-            ));
-        }
-    }
-    errs.append(validate_pod_annotations(new_a, &spec_of(new), path));
-    errs
 }
 
 /// `validatePodMetadataAndSpec`: metadata, pod annotations, the spec, and
 /// the pod-only checks (projected tokens need a service account, no
 /// whitespace around images).
-fn validate_pod_metadata_and_spec(pod: &Pod, opts: PodValidationOptions) -> ErrorList {
+pub(crate) fn validate_pod_metadata_and_spec(pod: &Pod, opts: PodValidationOptions) -> ErrorList {
     let meta_path = Path::new("metadata");
     let spec_path = Path::new("spec");
     let spec = spec_of(pod);
@@ -249,6 +137,7 @@ pub fn validate_pod_create(pod: &Pod, opts: PodValidationOptions) -> ErrorList {
             "cannot be set until all schedulingGates have been cleared",
         ));
     }
+    errs.append(validate_annotations_match_fields(pod, &spec));
     errs
 }
 
@@ -397,6 +286,39 @@ pub fn validate_pod_update(new: &Pod, old: &Pod, opts: PodValidationOptions) -> 
             ));
             munged.node_selector.clone_from(&old_spec.node_selector);
         }
+        // ... and to required node affinity terms.
+        let old_na = old_spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.node_affinity.clone());
+        let munged_na = munged
+            .affinity
+            .as_ref()
+            .and_then(|a| a.node_affinity.clone());
+        if !crate::equality::semantic_eq(&old_na, &munged_na) {
+            errs.append(validate_node_affinity_mutation(
+                munged_na.as_ref(),
+                old_na.as_ref(),
+                &spec_path.child("affinity").child("nodeAffinity"),
+            ));
+            match munged.affinity.as_mut() {
+                None if old_na.is_none() => {}
+                None => {
+                    munged.affinity = Some(Affinity {
+                        node_affinity: old_na,
+                        ..Affinity::default()
+                    });
+                }
+                Some(a)
+                    if old_spec.affinity.is_none()
+                        && a.pod_affinity.is_none()
+                        && a.pod_anti_affinity.is_none() =>
+                {
+                    munged.affinity = None;
+                }
+                Some(a) => a.node_affinity = old_na,
+            }
+        }
     }
     if !crate::equality::semantic_eq(&munged, &old_spec) {
         let detail = format!(
@@ -428,6 +350,68 @@ fn validate_node_selector_mutation(
     ErrorList::new()
 }
 
+/// `validateNodeAffinityMutation`: a gated pod's required node selector
+/// terms may only gain requirements (none added or removed, and an empty
+/// term stays empty).
+fn validate_node_affinity_mutation(
+    new: Option<&NodeAffinity>,
+    old: Option<&NodeAffinity>,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let Some(old_required) = old.and_then(|o| {
+        o.required_during_scheduling_ignored_during_execution
+            .as_ref()
+    }) else {
+        return errs;
+    };
+    let old_terms = &old_required.node_selector_terms;
+    let new_terms: &[NodeSelectorTerm] = new
+        .and_then(|n| {
+            n.required_during_scheduling_ignored_during_execution
+                .as_ref()
+        })
+        .map(|r| r.node_selector_terms.as_slice())
+        .unwrap_or_default();
+    let terms_path = path
+        .child("requiredDuringSchedulingIgnoredDuringExecution")
+        .child("nodeSelectorTerms");
+    if !old_terms.is_empty() && old_terms.len() != new_terms.len() {
+        errs.push(Error::invalid(
+            &terms_path,
+            BadValue::Json(render::json(&new_terms)),
+            "no additions/deletions to non-empty NodeSelectorTerms list are allowed",
+        ));
+        return errs;
+    }
+    for (i, (o, n)) in old_terms.iter().zip(new_terms).enumerate() {
+        if !term_has_only_additions(n, o) {
+            errs.push(Error::invalid(
+                &terms_path.index(i),
+                BadValue::Json(render::json(n)),
+                "only additions are allowed (no mutations or deletions)",
+            ));
+        }
+    }
+    errs
+}
+
+/// `validateNodeSelectorTermHasOnlyAdditions`.
+fn term_has_only_additions(new: &NodeSelectorTerm, old: &NodeSelectorTerm) -> bool {
+    let list = |l: &Option<Vec<NodeSelectorRequirement>>| l.clone().unwrap_or_default();
+    let (old_e, old_f) = (list(&old.match_expressions), list(&old.match_fields));
+    let (new_e, new_f) = (list(&new.match_expressions), list(&new.match_fields));
+    if old_e.is_empty() && old_f.is_empty() && (!new_e.is_empty() || !new_f.is_empty()) {
+        return false;
+    }
+    let keeps = |new: &[NodeSelectorRequirement], old: &[NodeSelectorRequirement]| {
+        old.is_empty()
+            || (new.len() >= old.len()
+                && crate::equality::semantic_eq(&new[..old.len()].to_vec(), &old.to_vec()))
+    };
+    keeps(&new_e, &old_e) && keeps(&new_f, &old_f)
+}
+
 fn validate_only_deleted_scheduling_gates(new: &PodSpec, old: &PodSpec, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     let old_names: Vec<&str> = old
@@ -447,230 +431,6 @@ fn validate_only_deleted_scheduling_gates(new: &PodSpec, old: &PodSpec, path: &P
         errs.push(Error::forbidden(
             &path.index(i).child("name"),
             format!("only deletion is allowed, but found new scheduling gate '{gate}'"),
-        ));
-    }
-    errs
-}
-
-/// `ValidateContainerStateTransition`: with `restartPolicy` other than
-/// Always, a terminated container (successfully, under OnFailure) stays
-/// terminated.
-fn validate_state_transition(
-    new: &[ContainerStatus],
-    old: &[ContainerStatus],
-    restart_policy: &str,
-    restartable: &dyn Fn(&str) -> bool,
-    path: &Path,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    if restart_policy == "Always" {
-        return errs;
-    }
-    for (i, o) in old.iter().enumerate() {
-        let Some(t) = o.state.as_ref().and_then(|s| s.terminated.as_ref()) else {
-            continue;
-        };
-        if t.exit_code != 0 && restart_policy == "OnFailure" {
-            continue;
-        }
-        if restartable(&o.name) {
-            continue;
-        }
-        for n in new {
-            if n.name == o.name
-                && n.state
-                    .as_ref()
-                    .and_then(|s| s.terminated.as_ref())
-                    .is_none()
-            {
-                errs.push(Error::forbidden(
-                    &path.index(i).child("state"),
-                    "may not be transitioned to non-terminated state",
-                ));
-            }
-        }
-    }
-    errs
-}
-
-fn validate_ips<'a>(
-    ips: impl Iterator<Item = &'a str> + Clone,
-    rendered: String,
-    path: &Path,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let list: Vec<&str> = ips.collect();
-    for (i, ip) in list.iter().enumerate() {
-        errs.append(validate_ip(&path.index(i), ip));
-    }
-    if list.len() > 1 {
-        let parsed: Vec<Option<std::net::IpAddr>> = list.iter().map(|s| s.parse().ok()).collect();
-        let v4 = parsed
-            .iter()
-            .filter(|p| p.is_some_and(|a| a.is_ipv4()))
-            .count();
-        let v6 = parsed
-            .iter()
-            .filter(|p| p.is_some_and(|a| a.is_ipv6()))
-            .count();
-        let dual = v4 >= 1 && v6 >= 1;
-        if parsed.iter().all(Option::is_some) && (!dual || list.len() > 2) {
-            errs.push(Error::invalid(
-                path,
-                BadValue::Json(rendered),
-                "may specify no more than one IP for each IP family",
-            ));
-        }
-    }
-    errs
-}
-
-fn render_ips(ips: &[PodIP]) -> String {
-    render::json(&ips)
-}
-
-fn render_host_ips(ips: &[HostIP]) -> String {
-    render::json(&ips)
-}
-
-/// `ValidatePodStatusUpdate`.
-pub fn validate_pod_status_update(new: &Pod, old: &Pod) -> ErrorList {
-    let meta_path = Path::new("metadata");
-    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata);
-    errs.append(validate_pod_annotation_updates(
-        new,
-        old,
-        &meta_path.child("annotations"),
-    ));
-    let status = new.status.clone().unwrap_or_default();
-    let old_status = old.status.clone().unwrap_or_default();
-    const SYSTEM: &[&str] = &["PodScheduled", "Ready", "Initialized"];
-    for (i, c) in status.conditions.iter().flatten().enumerate() {
-        if SYSTEM.contains(&c.type_.as_str()) {
-            continue;
-        }
-        errs.append(formats::validate_qualified_name(
-            &meta_path.child("conditions").index(i).child("Type"),
-            &c.type_,
-        ));
-    }
-    let path = Path::new("status");
-    let new_spec = spec_of(new);
-    let old_spec = spec_of(old);
-    if new_spec.node_name != old_spec.node_name {
-        errs.push(Error::forbidden(
-            &path.child("nodeName"),
-            "may not be changed directly",
-        ));
-    }
-    let nominated = status.nominated_node_name.as_deref().unwrap_or_default();
-    if nominated
-        != old_status
-            .nominated_node_name
-            .as_deref()
-            .unwrap_or_default()
-        && !nominated.is_empty()
-    {
-        errs.append(validate_dns1123_subdomain(
-            &path.child("nominatedNodeName"),
-            nominated,
-        ));
-    }
-    if status.qos_class != old_status.qos_class {
-        errs.push(Error::invalid(
-            &path.child("qosClass"),
-            status.qos_class.as_deref().unwrap_or_default(),
-            "field is immutable",
-        ));
-    }
-    let restart = old_spec.restart_policy.as_deref().unwrap_or_default();
-    errs.append(validate_state_transition(
-        status.container_statuses.as_deref().unwrap_or_default(),
-        old_status.container_statuses.as_deref().unwrap_or_default(),
-        restart,
-        &|_| false,
-        &path.child("containerStatuses"),
-    ));
-    let sidecars: Vec<&str> = old_spec
-        .init_containers
-        .iter()
-        .flatten()
-        .filter(|c| c.restart_policy.as_deref() == Some("Always"))
-        .map(|c| c.name.as_str())
-        .collect();
-    errs.append(validate_state_transition(
-        status
-            .init_container_statuses
-            .as_deref()
-            .unwrap_or_default(),
-        old_status
-            .init_container_statuses
-            .as_deref()
-            .unwrap_or_default(),
-        restart,
-        &|name| sidecars.contains(&name),
-        &path.child("initContainerStatuses"),
-    ));
-    errs.append(validate_state_transition(
-        status
-            .ephemeral_container_statuses
-            .as_deref()
-            .unwrap_or_default(),
-        old_status
-            .ephemeral_container_statuses
-            .as_deref()
-            .unwrap_or_default(),
-        "Never",
-        &|_| false,
-        &path.child("ephemeralContainerStatuses"),
-    ));
-    errs.append(validate_status_ips(&status, &path));
-    errs
-}
-
-fn validate_status_ips(status: &PodStatus, path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let pod_ips = status.pod_ips.as_deref().unwrap_or_default();
-    let pp = path.child("podIPs");
-    errs.append(validate_ips(
-        pod_ips.iter().map(|p| p.ip.as_str()),
-        render_ips(pod_ips),
-        &pp,
-    ));
-    let mut seen = Vec::new();
-    for (i, ip) in pod_ips.iter().enumerate() {
-        if seen.contains(&ip.ip.as_str()) {
-            errs.push(Error::duplicate(
-                &pp.index(i),
-                BadValue::Json(render::json(ip)),
-            ));
-        }
-        seen.push(ip.ip.as_str());
-    }
-    let host_ips = status.host_ips.as_deref().unwrap_or_default();
-    if let Some(first) = host_ips.first() {
-        let hp = path.child("hostIPs");
-        if status.host_ip.as_deref().unwrap_or_default() != first.ip {
-            errs.push(Error::invalid(
-                &hp.index(0).child("ip"),
-                first.ip.as_str(),
-                "must be equal to `hostIP`",
-            ));
-        }
-        let mut seen = Vec::new();
-        for (i, ip) in host_ips.iter().enumerate() {
-            if seen.contains(&ip.ip.as_str()) {
-                errs.push(Error::duplicate(
-                    &hp.index(i),
-                    BadValue::Json(render::json(ip)),
-                ));
-            }
-            seen.push(ip.ip.as_str());
-        }
-        errs.append(validate_ips(
-            host_ips.iter().map(|p| p.ip.as_str()),
-            render_host_ips(host_ips),
-            &hp,
         ));
     }
     errs
@@ -698,48 +458,4 @@ pub fn validate_pod_binding(binding: &Binding) -> ErrorList {
         errs.push(Error::required(&target.child("name"), ""));
     }
     errs
-}
-
-/// `qos.ComputePodQOS`: Guaranteed when every container limits cpu and
-/// memory with requests equal to limits, BestEffort when nothing requests
-/// or limits cpu or memory, else Burstable.
-pub fn compute_qos(spec: &PodSpec) -> &'static str {
-    use super::quantity::Quantity;
-    let parse =
-        |m: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
-         k: &str| {
-            m.and_then(|m| m.get(k))
-                .and_then(|q| Quantity::parse(&q.0).ok())
-                .filter(|q| !q.is_zero())
-        };
-    let containers: Vec<&Container> = spec
-        .containers
-        .iter()
-        .chain(spec.init_containers.iter().flatten())
-        .collect();
-    let mut any = false;
-    let mut guaranteed = true;
-    for c in containers {
-        let r = c.resources.as_ref();
-        let req = r.and_then(|r| r.requests.as_ref());
-        let lim = r.and_then(|r| r.limits.as_ref());
-        for k in ["cpu", "memory"] {
-            let (rq, lm) = (parse(req, k), parse(lim, k));
-            if rq.is_some() || lm.is_some() {
-                any = true;
-            }
-            match (rq, lm) {
-                (Some(a), Some(b)) if a == b => {}
-                (None, Some(_)) => {}
-                _ => guaranteed = false,
-            }
-        }
-    }
-    if !any {
-        "BestEffort"
-    } else if guaranteed {
-        "Guaranteed"
-    } else {
-        "Burstable"
-    }
 }

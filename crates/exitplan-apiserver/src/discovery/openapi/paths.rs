@@ -298,32 +298,40 @@ pub fn add(def: &ResourceDef, paths: &mut Map<String, Value>, flavor: Flavor) {
     for sub in def.subresources {
         let path = format!("{scope}/{}/{{name}}/{sub}", def.plural);
         let ops = match *sub {
-            "status" => vec![
-                op(
-                    "get",
-                    "get",
-                    format!("read{id}{scoped}{kind}Status"),
-                    None,
-                    &[],
-                    &kind_def,
-                ),
-                op(
-                    "put",
-                    "put",
-                    format!("replace{id}{scoped}{kind}Status"),
-                    Some((kind_def.clone(), &["application/json", "application/yaml"])),
-                    WRITE_PARAMS,
-                    &kind_def,
-                ),
-                op(
-                    "patch",
-                    "patch",
-                    format!("patch{id}{scoped}{kind}Status"),
-                    Some((PATCH.to_owned(), PATCH_TYPES)),
-                    PATCH_PARAMS,
-                    &kind_def,
-                ),
-            ],
+            // Subresources that read and write the whole object
+            // (`readCoreV1NamespacedPodStatus`, `…Ephemeralcontainers`, `…Resize`).
+            "status" | "ephemeralcontainers" | "resize" => {
+                let mut suffix = sub.to_string();
+                if let Some(first) = suffix.get_mut(0..1) {
+                    first.make_ascii_uppercase();
+                }
+                vec![
+                    op(
+                        "get",
+                        "get",
+                        format!("read{id}{scoped}{kind}{suffix}"),
+                        None,
+                        &[],
+                        &kind_def,
+                    ),
+                    op(
+                        "put",
+                        "put",
+                        format!("replace{id}{scoped}{kind}{suffix}"),
+                        Some((kind_def.clone(), &["application/json", "application/yaml"])),
+                        WRITE_PARAMS,
+                        &kind_def,
+                    ),
+                    op(
+                        "patch",
+                        "patch",
+                        format!("patch{id}{scoped}{kind}{suffix}"),
+                        Some((PATCH.to_owned(), PATCH_TYPES)),
+                        PATCH_PARAMS,
+                        &kind_def,
+                    ),
+                ]
+            }
             "eviction" => {
                 let body = "io.k8s.api.policy.v1.Eviction".to_owned();
                 vec![Op {
