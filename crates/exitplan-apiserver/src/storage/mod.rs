@@ -33,6 +33,7 @@
 mod codec;
 mod compaction;
 mod history;
+mod memory;
 mod watch;
 mod writer;
 
@@ -573,7 +574,7 @@ impl Store {
     pub fn in_memory_with(config: StoreConfig) -> Result<Store, StorageError> {
         let db = Database::builder()
             .set_cache_size(config.cache_size)
-            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .create_with_backend(memory::ChunkedMemory::new())
             .map_err(io)?;
         Self::from_db(db, config)
     }
