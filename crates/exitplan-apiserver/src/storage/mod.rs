@@ -344,8 +344,8 @@ impl Default for Retention {
 }
 
 impl Retention {
-    /// The default for an in-memory store, whose log lives in memory: as
-    /// [`Retention::default`] within 32 MiB of history.
+    /// The default for an in-memory store, whose history lives in memory:
+    /// as [`Retention::default`] within 32 MiB of history.
     pub fn in_memory() -> Self {
         Retention {
             max_bytes: 32 * 1024 * 1024,
@@ -487,7 +487,9 @@ pub struct Store {
 }
 
 struct Inner {
-    db: Database,
+    /// The revision log. `None` for a [`Store::in_memory`] store, whose
+    /// history is its event window alone.
+    db: Option<Database>,
     config: StoreConfig,
     state: RwLock<State>,
     /// `state.revision`, readable without the lock; stored after the
@@ -561,16 +563,31 @@ impl Store {
         })
     }
 
-    /// A store whose database lives in memory (tests, `exitplan simulate`),
-    /// its history bounded by [`Retention::in_memory`].
+    /// A store that lives in memory (tests, `exitplan simulate`, the
+    /// benchmarks' `--in-memory`), with no revision log: its history is its
+    /// event window ([`DEFAULT_EVENT_WINDOW`] changes within
+    /// [`DEFAULT_EVENT_WINDOW_BYTES`], and within [`Retention::in_memory`]),
+    /// and whatever leaves the window is compacted. A log in memory would
+    /// hold every current object a second time (the index has them), in
+    /// B-tree pages.
     pub fn in_memory() -> Result<Store, StorageError> {
-        Self::in_memory_with(StoreConfig {
+        let config = StoreConfig {
             retention: Retention::in_memory(),
             ..StoreConfig::default()
-        })
+        };
+        Ok(Self::assemble(
+            None,
+            config,
+            BTreeMap::new(),
+            BTreeMap::new(),
+            0,
+            0,
+        ))
     }
 
-    /// A store whose database lives in memory, run with `config`.
+    /// A store whose revision log is a database in memory, run with
+    /// `config`: the durable store's code paths without a disk (tests of
+    /// the log run with a small event window).
     pub fn in_memory_with(config: StoreConfig) -> Result<Store, StorageError> {
         let db = Database::builder()
             .set_cache_size(config.cache_size)
@@ -703,11 +720,30 @@ impl Store {
             compacted,
             "storage recovered"
         );
+        Ok(Self::assemble(
+            Some(db),
+            config,
+            index,
+            damaged,
+            revision,
+            compacted,
+        ))
+    }
+
+    /// A store over `db` (or none) holding `index` at `revision`.
+    fn assemble(
+        db: Option<Database>,
+        config: StoreConfig,
+        index: BTreeMap<Key, Arc<StoredObject>>,
+        damaged: BTreeMap<Key, Damage>,
+        revision: u64,
+        compacted: u64,
+    ) -> Store {
         let watchers = watch::Watchers::new(config.watch_buffer, config.watch_buffer_bytes);
         let window = history::Window::new(config.event_window, config.event_window_bytes);
         let schedule = compaction::Schedule::new(config.clock.now(), revision);
         // The in-memory window starts empty after a restart; older events come from disk.
-        Ok(Store {
+        Store {
             inner: Arc::new(Inner {
                 db,
                 state: RwLock::new(State {
@@ -726,7 +762,7 @@ impl Store {
                 commit_seconds: std::sync::OnceLock::new(),
                 config,
             }),
-        })
+        }
     }
 
     /// Observes the duration of every later durable commit in `histogram`
@@ -938,7 +974,14 @@ impl Inner {
         &self,
         requested: u64,
     ) -> Result<redb::ReadOnlyTable<u64, &'static [u8]>, StorageError> {
-        let snapshot = self.db.begin_read().map_err(io)?;
+        let Some(db) = &self.db else {
+            // No log: what is not in the window is compacted.
+            return Err(StorageError::Expired {
+                requested,
+                oldest: read(&self.state).compacted.max(requested.saturating_add(1)),
+            });
+        };
+        let snapshot = db.begin_read().map_err(io)?;
         let meta = snapshot.open_table(META).map_err(io)?;
         let compacted = meta
             .get(META_COMPACTED)
