@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use exitplan_apiserver::storage::{
-    Precondition, Prefix, Retention, StorageError, Store, StoreConfig, WatchError,
+    DEFAULT_EVENT_WINDOW, Precondition, Prefix, Retention, StorageError, Store, StoreConfig,
+    WatchError,
 };
 use storage_support::{ManualClock, TempDb, pod, pod_key};
 
@@ -42,6 +43,29 @@ fn default_retention_is_five_minutes_and_ten_thousand_revisions() {
             min_revisions: 10_000,
             max_bytes: 512 * 1024 * 1024,
         }
+    );
+}
+
+#[tokio::test]
+async fn an_in_memory_store_keeps_its_event_window_as_history() {
+    // No log behind the window: the changes that left it are compacted,
+    // and the ones in it still serve watches and lists.
+    let store = Store::in_memory().expect("store");
+    let total = DEFAULT_EVENT_WINDOW as u64 + 5;
+    put_n(&store, 1, total).await;
+    assert_eq!(store.compacted_revision(), 5);
+    let pods = Prefix::new("pods", None);
+    assert_eq!(expired(store.watch(pods.clone(), Some(4))), (4, 5));
+    assert_eq!(expired(store.list_at(&pods, 4)), (4, 5));
+    let mut w = store.watch(pods.clone(), Some(5)).expect("watch from 5");
+    assert_eq!(w.next().await.expect("event").object.revision, 6);
+    let (items, revision) = store.list_at(&pods, 5).expect("list at 5");
+    assert_eq!(
+        (
+            items.iter().map(|o| o.revision).collect::<Vec<_>>(),
+            revision
+        ),
+        (vec![4, 5, 2, 3], 5)
     );
 }
 

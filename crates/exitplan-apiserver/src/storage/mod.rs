@@ -33,6 +33,7 @@
 mod codec;
 mod compaction;
 mod history;
+mod memory;
 mod watch;
 mod writer;
 
@@ -354,8 +355,8 @@ impl Default for Retention {
 }
 
 impl Retention {
-    /// The default for an in-memory store, whose log lives in memory: as
-    /// [`Retention::default`] within 32 MiB of history.
+    /// The default for an in-memory store, whose history lives in memory:
+    /// as [`Retention::default`] within 32 MiB of history.
     pub fn in_memory() -> Self {
         Retention {
             max_bytes: 32 * 1024 * 1024,
@@ -497,7 +498,9 @@ pub struct Store {
 }
 
 struct Inner {
-    db: Database,
+    /// The revision log. `None` for a [`Store::in_memory`] store, whose
+    /// history is its event window alone.
+    db: Option<Database>,
     config: StoreConfig,
     state: RwLock<State>,
     /// `state.revision`, readable without the lock; stored after the
@@ -571,20 +574,35 @@ impl Store {
         })
     }
 
-    /// A store whose database lives in memory (tests, `exitplan simulate`),
-    /// its history bounded by [`Retention::in_memory`].
+    /// A store that lives in memory (tests, `exitplan simulate`, the
+    /// benchmarks' `--in-memory`), with no revision log: its history is its
+    /// event window ([`DEFAULT_EVENT_WINDOW`] changes within
+    /// [`DEFAULT_EVENT_WINDOW_BYTES`], and within [`Retention::in_memory`]),
+    /// and whatever leaves the window is compacted. A log in memory would
+    /// hold every current object a second time (the index has them), in
+    /// B-tree pages.
     pub fn in_memory() -> Result<Store, StorageError> {
-        Self::in_memory_with(StoreConfig {
+        let config = StoreConfig {
             retention: Retention::in_memory(),
             ..StoreConfig::default()
-        })
+        };
+        Ok(Self::assemble(
+            None,
+            config,
+            BTreeMap::new(),
+            BTreeMap::new(),
+            0,
+            0,
+        ))
     }
 
-    /// A store whose database lives in memory, run with `config`.
+    /// A store whose revision log is a database in memory, run with
+    /// `config`: the durable store's code paths without a disk (tests of
+    /// the log run with a small event window).
     pub fn in_memory_with(config: StoreConfig) -> Result<Store, StorageError> {
         let db = Database::builder()
             .set_cache_size(config.cache_size)
-            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .create_with_backend(memory::ChunkedMemory::new())
             .map_err(io)?;
         Self::from_db(db, config)
     }
@@ -728,11 +746,30 @@ impl Store {
             compacted,
             "storage recovered"
         );
+        Ok(Self::assemble(
+            Some(db),
+            config,
+            index,
+            damaged,
+            revision,
+            compacted,
+        ))
+    }
+
+    /// A store over `db` (or none) holding `index` at `revision`.
+    fn assemble(
+        db: Option<Database>,
+        config: StoreConfig,
+        index: BTreeMap<Key, Arc<StoredObject>>,
+        damaged: BTreeMap<Key, Damage>,
+        revision: u64,
+        compacted: u64,
+    ) -> Store {
         let watchers = watch::Watchers::new(config.watch_buffer, config.watch_buffer_bytes);
         let window = history::Window::new(config.event_window, config.event_window_bytes);
         let schedule = compaction::Schedule::new(config.clock.now(), revision);
         // The in-memory window starts empty after a restart; older events come from disk.
-        Ok(Store {
+        Store {
             inner: Arc::new(Inner {
                 db,
                 state: RwLock::new(State {
@@ -751,7 +788,7 @@ impl Store {
                 commit_seconds: std::sync::OnceLock::new(),
                 config,
             }),
-        })
+        }
     }
 
     /// Observes the duration of every later durable commit in `histogram`
@@ -981,7 +1018,14 @@ impl Inner {
         &self,
         requested: u64,
     ) -> Result<redb::ReadOnlyTable<u64, &'static [u8]>, StorageError> {
-        let snapshot = self.db.begin_read().map_err(io)?;
+        let Some(db) = &self.db else {
+            // No log: what is not in the window is compacted.
+            return Err(StorageError::Expired {
+                requested,
+                oldest: read(&self.state).compacted.max(requested.saturating_add(1)),
+            });
+        };
+        let snapshot = db.begin_read().map_err(io)?;
         let meta = snapshot.open_table(META).map_err(io)?;
         let compacted = meta
             .get(META_COMPACTED)

@@ -368,7 +368,11 @@ fn process(inner: &Inner, ops: Vec<Op>) -> Vec<Outcome> {
     }
     let written = records.len() as u64;
     let started = Instant::now();
-    let committed = commit(&inner.db, &records);
+    let committed = match &inner.db {
+        Some(db) => commit(db, &records),
+        // An in-memory store without a log: publishing is committing.
+        None => Ok(()),
+    };
     if let Some(h) = inner.commit_seconds.get() {
         h.observe(started.elapsed().as_secs_f64());
     }
@@ -425,6 +429,11 @@ fn publish(inner: &Inner, records: Vec<Record>) {
         state.revision = object.revision;
         inner.watchers.dispatch(&record.event);
         state.window.push(record);
+    }
+    if inner.db.is_none() {
+        // Without a log, history is the window: what left it is compacted.
+        let oldest = state.oldest_in_window();
+        state.compacted = state.compacted.max(oldest - 1);
     }
     // After the dispatch: whoever reads this revision can drain them.
     inner.head.store(state.revision, Ordering::Release);

@@ -60,7 +60,7 @@ pub struct DrainArgs {
     pub nodes: usize,
     /// Keep the store in memory instead of on disk (a fresh temporary
     /// directory; every write acknowledged after its commit is durable). The
-    /// in-memory store also holds its 5-minute watch history in memory.
+    /// in-memory store's watch history is its in-memory event window.
     #[arg(long)]
     pub in_memory: bool,
     /// Concurrent client tasks creating the pods and the requests.
