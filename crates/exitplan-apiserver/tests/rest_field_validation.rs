@@ -85,45 +85,19 @@ async fn under_each_directive(
 }
 
 /// Upstream's `invalidBodyJSON`, as a Pod.
-const INVALID_POD: &str = r#"{
-    "apiVersion": "v1",
-    "kind": "Pod",
-    "metadata": {
-        "name": "dupename",
-        "name": "p",
-        "labels": {"app": "nginx"},
-        "unknownMeta": "metaVal"
-    },
-    "spec": {
-        "unknown1": "val1",
-        "unknownDupe": "valDupe",
-        "unknownDupe": "valDupe2",
-        "hostNetwork": true,
-        "hostNetwork": false,
-        "containers": [{
-            "name": "nginx",
-            "image": "nginx:latest",
-            "unknownNested": "val1",
-            "imagePullPolicy": "Always",
-            "imagePullPolicy": "Never"
-        }]
-    }
-}"#;
+const INVALID_POD: &str = include_str!("fixtures/invalid_pod.json");
 
-const INVALID_POD_ERRORS: &[&str] = &[
-    r#"duplicate field "metadata.name""#,
-    r#"unknown field "metadata.unknownMeta""#,
-    r#"unknown field "spec.unknown1""#,
-    r#"unknown field "spec.unknownDupe""#,
-    r#"duplicate field "spec.hostNetwork""#,
-    r#"unknown field "spec.containers[0].unknownNested""#,
-    r#"duplicate field "spec.containers[0].imagePullPolicy""#,
-];
+/// The errors upstream reports for [`INVALID_POD`], in order.
+fn invalid_pod_errors() -> Vec<&'static str> {
+    include_str!("fixtures/invalid_pod.errors")
+        .lines()
+        .collect()
+}
 
 #[tokio::test]
 async fn create_reports_repeated_and_unknown_fields() {
     let server = support::server().await;
-    let errors = INVALID_POD_ERRORS;
+    let errors = invalid_pod_errors();
     under_each_directive(
         &server,
         ("POST", PODS),
@@ -134,7 +108,7 @@ async fn create_reports_repeated_and_unknown_fields() {
             "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: {}",
             errors.join(", ")
         ),
-        errors,
+        &errors,
     )
     .await;
     // The last value of a repeated key is the one stored.

@@ -392,47 +392,21 @@ mod tests {
     /// Upstream's `invalidBodyJSON` (test/integration/apiserver/
     /// field_validation_test.go), as a Pod: unknown and repeated fields in
     /// document order, a field both unknown and repeated reported once.
-    const INVALID_POD: &str = r#"{
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": "dupename",
-            "name": "p",
-            "labels": {"app": "nginx"},
-            "unknownMeta": "metaVal"
-        },
-        "spec": {
-            "unknown1": "val1",
-            "unknownDupe": "valDupe",
-            "unknownDupe": "valDupe2",
-            "hostNetwork": true,
-            "hostNetwork": false,
-            "containers": [{
-                "name": "nginx",
-                "image": "nginx:latest",
-                "unknownNested": "val1",
-                "imagePullPolicy": "Always",
-                "imagePullPolicy": "Never"
-            }]
-        }
-    }"#;
+    const INVALID_POD: &str = include_str!("../../tests/fixtures/invalid_pod.json");
 
-    const INVALID_POD_ERRORS: &[&str] = &[
-        r#"duplicate field "metadata.name""#,
-        r#"unknown field "metadata.unknownMeta""#,
-        r#"unknown field "spec.unknown1""#,
-        r#"unknown field "spec.unknownDupe""#,
-        r#"duplicate field "spec.hostNetwork""#,
-        r#"unknown field "spec.containers[0].unknownNested""#,
-        r#"duplicate field "spec.containers[0].imagePullPolicy""#,
-    ];
+    /// The errors upstream reports for [`INVALID_POD`], in order.
+    fn invalid_pod_errors() -> Vec<&'static str> {
+        include_str!("../../tests/fixtures/invalid_pod.errors")
+            .lines()
+            .collect()
+    }
 
     #[test]
     fn create_and_update_bodies_report_unknown_and_repeated_fields_in_document_order() {
         let value = parsed(INVALID_POD);
         assert_eq!(
             body_errors(pods(), INVALID_POD.as_bytes(), &value),
-            INVALID_POD_ERRORS
+            invalid_pod_errors()
         );
         // The last value wins, as in Go.
         assert_eq!(value["metadata"]["name"], "p");
@@ -445,14 +419,19 @@ mod tests {
             Some(
                 format!(
                     "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: {}",
-                    INVALID_POD_ERRORS.join(", ")
+                    invalid_pod_errors().join(", ")
                 )
                 .as_str()
             )
         );
         assert_eq!(
             check(Directive::Warn, pods(), INVALID_POD.as_bytes(), &value).ok(),
-            Some(INVALID_POD_ERRORS.iter().map(|s| (*s).to_owned()).collect())
+            Some(
+                invalid_pod_errors()
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect()
+            )
         );
         assert_eq!(
             check(Directive::Ignore, pods(), INVALID_POD.as_bytes(), &value).ok(),
