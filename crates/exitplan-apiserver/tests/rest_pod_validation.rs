@@ -240,3 +240,23 @@ async fn status_and_binding_are_validated() {
         "Operation cannot be fulfilled on pods/binding \"g\": pod g has non-empty .spec.schedulingGates"
     );
 }
+
+/// `lifecycle.stopSignal` belongs to the ContainerStopSignals gate, off by
+/// default in 1.35: kube-apiserver drops it on create (and keeps the rest of
+/// the lifecycle), so the stored pod has none.
+#[tokio::test(start_paused = true)]
+async fn a_stop_signal_is_dropped_on_create_as_its_gate_is_off() {
+    let server = server().await;
+    let mut p = pod("stop");
+    p["spec"]["containers"][0]["lifecycle"] = json!({
+        "stopSignal": "SIGUSR1",
+        "preStop": {"sleep": {"seconds": 1}}
+    });
+    let (code, out) = send(&server, "POST", PODS, "application/json", &p).await;
+    assert_eq!(code, 201, "{out}");
+    assert_eq!(
+        out["spec"]["containers"][0]["lifecycle"],
+        json!({"preStop": {"sleep": {"seconds": 1}}}),
+        "{out}"
+    );
+}

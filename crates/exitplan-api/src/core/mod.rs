@@ -7,6 +7,7 @@
 //! core kinds: [`namespace`], [`node`], [`event`].
 
 pub mod constants;
+pub mod disabled_fields;
 pub mod event;
 pub mod namespace;
 pub mod node;

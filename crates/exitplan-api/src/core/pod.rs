@@ -8,6 +8,7 @@
 use k8s_openapi::api::core::v1::{EvictionResponder, Pod, PodCondition, PodSpec, PodStatus};
 
 use super::constants::PHASE_PENDING;
+use super::disabled_fields::drop_disabled_pod_spec_fields;
 use super::validation::PodValidationOptions;
 use super::validation::defaults::default_pod_spec;
 use super::validation::pod::{validate_pod_create, validate_pod_update};
@@ -159,8 +160,12 @@ impl Strategy for PodStrategy {
     /// its QoS class (`status.qosClass`, immutable from now on); a pod with
     /// scheduling gates also starts `PodScheduled=False` (`SchedulingGated`),
     /// stamped with the creation time; AppArmor annotations fill the
-    /// containers' missing profile fields (`applyAppArmorVersionSkew`).
+    /// containers' missing profile fields (`applyAppArmorVersionSkew`);
+    /// fields of disabled feature gates are dropped.
     fn prepare_for_create(obj: &mut Pod) {
+        if let Some(spec) = obj.spec.as_mut() {
+            drop_disabled_pod_spec_fields(spec, None);
+        }
         let spec = obj.spec.clone().unwrap_or_default();
         let mut status = PodStatus {
             phase: Some(PHASE_PENDING.to_owned()),
@@ -199,8 +204,12 @@ impl Strategy for PodStrategy {
         errs
     }
 
-    /// Keeps the stored status; bumps the generation when the spec changed.
+    /// Keeps the stored status; drops fields of disabled feature gates the
+    /// stored pod did not use; bumps the generation when the spec changed.
     fn prepare_for_update(new: &mut Pod, old: &Pod) {
+        if let Some(spec) = new.spec.as_mut() {
+            drop_disabled_pod_spec_fields(spec, old.spec.as_ref());
+        }
         new.status.clone_from(&old.status);
         new.metadata.generation = next_generation(old.metadata.generation, new.spec != old.spec);
     }
