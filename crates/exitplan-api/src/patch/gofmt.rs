@@ -18,13 +18,21 @@ fn write_v(out: &mut String, value: &Value) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => out.push_str(&number(n)),
         Value::String(s) => out.push_str(s),
+        Value::Array(_) | Value::Object(_) => write_composite(out, value, write_v),
+    }
+}
+
+/// Go's `[a b]` and `map[k:v]` forms, each element written by `elem` (the
+/// verb's own formatting, which only differs for scalars).
+fn write_composite(out: &mut String, value: &Value, elem: fn(&mut String, &Value)) {
+    match value {
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }
-                write_v(out, item);
+                elem(out, item);
             }
             out.push(']');
         }
@@ -36,10 +44,11 @@ fn write_v(out: &mut String, value: &Value) {
                 }
                 out.push_str(k);
                 out.push(':');
-                write_v(out, item);
+                elem(out, item);
             }
             out.push(']');
         }
+        _ => elem(out, value),
     }
 }
 
@@ -63,28 +72,7 @@ fn write_s(out: &mut String, value: &Value) {
             let _ = write!(out, "%!s({ty}={})", number(n));
         }
         Value::String(s) => out.push_str(s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                write_s(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push_str("map[");
-            for (i, (k, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(k);
-                out.push(':');
-                write_s(out, item);
-            }
-            out.push(']');
-        }
+        Value::Array(_) | Value::Object(_) => write_composite(out, value, write_s),
     }
 }
 
