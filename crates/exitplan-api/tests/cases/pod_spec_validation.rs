@@ -21,32 +21,12 @@ use serde_json::{Value, json};
 
 use ErrorType::{Forbidden, Invalid, NotFound, NotSupported, Required};
 
+use crate::pod_fixture::{Want, check, submitted};
 use crate::support::now;
-
-type Want = (ErrorType, &'static str, &'static str);
-
-fn check(case: &str, got: &ErrorList, want: &[Want]) {
-    let got: Vec<(ErrorType, String, String)> = got
-        .iter()
-        .map(|e| (e.error_type, e.field.clone(), e.body()))
-        .collect();
-    let want: Vec<(ErrorType, String, String)> = want
-        .iter()
-        .map(|(t, f, b)| (*t, (*f).to_owned(), (*b).to_owned()))
-        .collect();
-    assert_eq!(got, want, "{case}");
-}
 
 /// A valid pod with `spec` merged over one container `ctr`.
 fn pod(spec: Value) -> Pod {
-    let mut base = json!({
-        "metadata": {"name": "123", "namespace": "ns"},
-        "spec": {"containers": [{"name": "ctr", "image": "image"}]}
-    });
-    if let (Some(a), Value::Object(b)) = (base["spec"].as_object_mut(), spec) {
-        a.extend(b);
-    }
-    serde_json::from_value(base).expect("pod fixture")
+    submitted(json!({}), spec)
 }
 
 fn create_errors(p: Pod) -> ErrorList {
