@@ -130,10 +130,28 @@ where
     S: Strategy,
     S::Object: DeserializeOwned + Serialize + Quantities,
 {
+    update_typed::<S>(new, old, now, strategy::admit_update::<S>)
+}
+
+/// A strategy's admission of an update (`admit_update`, `admit_status_update`).
+type Admit<T> = fn(&mut T, &T, &Context<'_>) -> Result<(), InvalidError>;
+
+/// An update of `old` to `new` decoded as `S::Object`, admitted by `admit`
+/// (the main resource's or `/status`'s rules) and encoded back into `new`.
+fn update_typed<S>(
+    new: &mut Value,
+    old: &Value,
+    now: Timestamp,
+    admit: Admit<S::Object>,
+) -> Result<(), AdmissionError>
+where
+    S: Strategy,
+    S::Object: DeserializeOwned + Serialize + Quantities,
+{
     let absent = find_absent(new);
     let mut typed: S::Object = decode_new(new)?;
     let old: S::Object = decode(old)?;
-    strategy::admit_update::<S>(
+    admit(
         &mut typed,
         &old,
         &Context {
@@ -235,17 +253,6 @@ where
         old: &Value,
         now: Timestamp,
     ) -> Result<(), AdmissionError> {
-        let absent = find_absent(new);
-        let mut typed: S::Object = decode_new(new)?;
-        let old: S::Object = decode(old)?;
-        strategy::admit_status_update::<S>(
-            &mut typed,
-            &old,
-            &Context {
-                now,
-                absent: &absent,
-            },
-        )?;
-        encode(&typed, new)
+        update_typed::<S>(new, old, now, strategy::admit_status_update::<S>)
     }
 }
