@@ -99,6 +99,9 @@ pub fn definition_name(def: &ResourceDef) -> String {
 
 /// The definition name of any `io.k8s.api` kind.
 pub fn kind_definition_name(group: &str, version: &str, kind: &str) -> String {
+    if group == "apiextensions.k8s.io" {
+        return format!("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{version}.{kind}");
+    }
     format!("io.k8s.api.{}.{version}.{kind}", package(group))
 }
 
@@ -485,7 +488,7 @@ mod tests {
                 .pointer("/components/schemas/io.k8s.api.core.v1.Pod")
                 .is_none()
         );
-        assert!(v3("apps", "v1").is_none());
+        assert!(v3("rbac.authorization.k8s.io", "v1").is_none());
     }
 
     #[test]
