@@ -12,20 +12,14 @@ use serde_json::Value;
 
 use support::https::Cluster;
 
-const DEPLOYMENT: &str = "apiVersion: apps/v1
-kind: Deployment
+const ROLE: &str = "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
 metadata:
   name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: main
-        image: nginx:1
+rules:
+- apiGroups: [\"\"]
+  resources: [pods]
+  verbs: [get]
 ";
 
 /// kube-apiserver's answer for a kind it does not serve is kubectl's
@@ -35,17 +29,17 @@ spec:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn apply_of_an_unserved_kind_reports_the_missing_mapping() {
     let c = Cluster::start("unserved").await;
-    let manifest = c.file("deploy.yaml", DEPLOYMENT);
+    let manifest = c.file("role.yaml", ROLE);
     for validate in ["--validate=true", "--validate=strict"] {
         let stderr = c.fails(&["apply", validate, "-f", &manifest]).await;
         let want = format!(
-            "error: resource mapping not found for name: \"web\" namespace: \"\" from \"{manifest}\": no matches for kind \"Deployment\" in version \"apps/v1\"\nensure CRDs are installed first\n"
+            "error: resource mapping not found for name: \"web\" namespace: \"\" from \"{manifest}\": no matches for kind \"Role\" in version \"rbac.authorization.k8s.io/v1\"\nensure CRDs are installed first\n"
         );
         assert_eq!(stderr, want, "{validate}");
     }
     let stderr = c.fails(&["create", "-f", &manifest]).await;
     assert!(
-        stderr.contains("no matches for kind \"Deployment\" in version \"apps/v1\""),
+        stderr.contains("no matches for kind \"Role\" in version \"rbac.authorization.k8s.io/v1\""),
         "{stderr}"
     );
     c.stop().await;

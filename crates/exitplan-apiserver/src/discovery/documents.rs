@@ -89,7 +89,31 @@ fn served_in<'a>(
         .filter(move |r| r.group == group && r.version == version)
 }
 
-/// The groups in order of first appearance, with their versions.
+/// The built-in groups in kube-apiserver's discovery order (descending
+/// `GroupPriorityMinimum`); groups not listed follow, by name.
+const GROUP_ORDER: &[&str] = &[
+    "apps",
+    "events.k8s.io",
+    "batch",
+    "networking.k8s.io",
+    "policy",
+    "storage.k8s.io",
+    "scheduling.k8s.io",
+    "coordination.k8s.io",
+    "apiextensions.k8s.io",
+    "discovery.k8s.io",
+    "lifecycle.k8s.io",
+];
+
+fn group_rank(group: &str) -> (usize, &str) {
+    let rank = GROUP_ORDER
+        .iter()
+        .position(|g| *g == group)
+        .unwrap_or(GROUP_ORDER.len());
+    (rank, group)
+}
+
+/// The served groups, in discovery order, with their versions.
 fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
     let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     for r in RESOURCES.iter().filter(|r| !r.group.is_empty()) {
@@ -99,6 +123,7 @@ fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
             None => out.push((r.group, vec![r.version])),
         }
     }
+    out.sort_by(|a, b| group_rank(a.0).cmp(&group_rank(b.0)));
     out
 }
 
@@ -299,17 +324,33 @@ mod tests {
         assert_eq!(
             names(&core),
             vec![
+                "configmaps",
+                "endpoints",
                 "events",
+                "limitranges",
                 "namespaces",
                 "namespaces/status",
                 "nodes",
                 "nodes/status",
+                "persistentvolumeclaims",
+                "persistentvolumeclaims/status",
+                "persistentvolumes",
+                "persistentvolumes/status",
                 "pods",
                 "pods/binding",
                 "pods/ephemeralcontainers",
                 "pods/eviction",
                 "pods/resize",
-                "pods/status"
+                "pods/status",
+                "podtemplates",
+                "replicationcontrollers",
+                "replicationcontrollers/status",
+                "resourcequotas",
+                "resourcequotas/status",
+                "secrets",
+                "serviceaccounts",
+                "services",
+                "services/status"
             ]
         );
         let eviction = core["resources"]
@@ -320,11 +361,14 @@ mod tests {
             eviction,
             &json!({"name": "pods/eviction", "singularName": "", "namespaced": true, "group": "policy", "version": "v1", "kind": "Eviction", "verbs": ["create"]})
         );
-        let pods = &core["resources"][5];
+        let pods = core["resources"]
+            .as_array()
+            .and_then(|r| r.iter().find(|r| r["name"] == "pods"))
+            .expect("pods");
         assert_eq!(pods["shortNames"], json!(["po"]));
         assert_eq!(pods["categories"], json!(["all"]));
         assert_eq!(pods["singularName"], "pod");
-        assert!(resource_list("apps", "v1").is_none());
+        assert!(resource_list("rbac.authorization.k8s.io", "v1").is_none());
     }
 
     #[test]
@@ -339,10 +383,15 @@ mod tests {
         assert_eq!(
             groups,
             vec![
+                "apps",
                 "events.k8s.io",
-                "policy",
                 "batch",
+                "networking.k8s.io",
+                "policy",
+                "storage.k8s.io",
+                "scheduling.k8s.io",
                 "coordination.k8s.io",
+                "discovery.k8s.io",
                 "lifecycle.k8s.io"
             ]
         );
@@ -352,7 +401,7 @@ mod tests {
             "lifecycle.k8s.io/v1alpha1"
         );
         assert_eq!(lifecycle["kind"], "APIGroup");
-        assert!(group("apps").is_none());
+        assert!(group("rbac.authorization.k8s.io").is_none());
 
         let agg = aggregated_groups();
         let lc = agg["items"]

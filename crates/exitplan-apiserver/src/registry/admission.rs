@@ -44,6 +44,9 @@ pub trait Admission: Send + Sync + std::fmt::Debug {
     /// (a patch that produced a field of the wrong type); `None` when it
     /// decodes.
     fn decode_error(&self, obj: &Value) -> Option<String>;
+    /// `obj` as the kind's type encodes it (unknown fields dropped), if it
+    /// decodes: what `fieldValidation` compares the submitted object with.
+    fn round_trip(&self, obj: &Value) -> Option<Value>;
     /// Defaults, prepares and validates a `/status` update.
     fn update_status(
         &self,
@@ -172,6 +175,10 @@ impl Admission for PodAdmission {
         Typed::<PodStrategy>::new().decode_error(obj)
     }
 
+    fn round_trip(&self, obj: &Value) -> Option<Value> {
+        Typed::<PodStrategy>::new().round_trip(obj)
+    }
+
     fn create(
         &self,
         obj: &mut Value,
@@ -222,6 +229,11 @@ where
         <S::Object as serde::Deserialize>::deserialize(obj)
             .err()
             .map(|e| e.to_string())
+    }
+
+    fn round_trip(&self, obj: &Value) -> Option<Value> {
+        let typed = <S::Object as serde::Deserialize>::deserialize(obj).ok()?;
+        serde_json::to_value(typed).ok()
     }
 
     fn create(

@@ -5,12 +5,14 @@
 
 mod admission;
 mod attrs;
+mod generic;
 mod selectable;
 
 use serde_json::Value;
 
 pub use admission::{Admission, AdmissionError, MetadataOnly, PodAdmission, Typed};
 pub use attrs::attrs_of;
+pub use generic::Generic;
 
 use exitplan_api::batch::JobStrategy;
 use exitplan_api::coordination::LeaseStrategy;
@@ -160,6 +162,64 @@ static EVENTS_CONVERSION: Conversion = Conversion {
     from_storage: exitplan_api::events::from_core_json,
 };
 static LEASE: Typed<LeaseStrategy> = Typed::new();
+
+use k8s_openapi::api::{apps, batch, core, discovery, networking, scheduling, storage};
+
+static CONFIG_MAP: Generic<core::v1::ConfigMap, true, false> = Generic::new();
+static SECRET: Generic<core::v1::Secret, true, false> = Generic::new();
+static SERVICE: Generic<core::v1::Service, true, true> = Generic::new();
+static SERVICE_ACCOUNT: Generic<core::v1::ServiceAccount, true, false> = Generic::new();
+static ENDPOINTS: Generic<core::v1::Endpoints, true, false> = Generic::new();
+static PVC: Generic<core::v1::PersistentVolumeClaim, true, true> = Generic::new();
+static PV: Generic<core::v1::PersistentVolume, false, true> = Generic::new();
+static RESOURCE_QUOTA: Generic<core::v1::ResourceQuota, true, true> = Generic::new();
+static LIMIT_RANGE: Generic<core::v1::LimitRange, true, false> = Generic::new();
+static POD_TEMPLATE: Generic<core::v1::PodTemplate, true, false> = Generic::new();
+static RC: Generic<core::v1::ReplicationController, true, true> = Generic::new();
+static DEPLOYMENT: Generic<apps::v1::Deployment, true, true> = Generic::new();
+static REPLICA_SET: Generic<apps::v1::ReplicaSet, true, true> = Generic::new();
+static STATEFUL_SET: Generic<apps::v1::StatefulSet, true, true> = Generic::new();
+static DAEMON_SET: Generic<apps::v1::DaemonSet, true, true> = Generic::new();
+static CONTROLLER_REVISION: Generic<apps::v1::ControllerRevision, true, false> = Generic::new();
+static ENDPOINT_SLICE: Generic<discovery::v1::EndpointSlice, true, false> = Generic::new();
+static INGRESS: Generic<networking::v1::Ingress, true, true> = Generic::new();
+static INGRESS_CLASS: Generic<networking::v1::IngressClass, false, false> = Generic::new();
+static NETWORK_POLICY: Generic<networking::v1::NetworkPolicy, true, false> = Generic::new();
+static CRON_JOB: Generic<batch::v1::CronJob, true, true> = Generic::new();
+static PRIORITY_CLASS: Generic<scheduling::v1::PriorityClass, false, false> = Generic::new();
+static STORAGE_CLASS: Generic<storage::v1::StorageClass, false, false> = Generic::new();
+
+/// A resource with no short names, categories, subresources or selectable
+/// fields; entries override what they have.
+#[allow(clippy::too_many_arguments)]
+const fn plain(
+    group: &'static str,
+    version: &'static str,
+    kind: &'static str,
+    plural: &'static str,
+    singular: &'static str,
+    namespaced: bool,
+    storage: &'static str,
+    admission: &'static dyn Admission,
+) -> ResourceDef {
+    ResourceDef {
+        group,
+        version,
+        kind,
+        plural,
+        singular,
+        namespaced,
+        short_names: &[],
+        categories: &[],
+        subresources: &[],
+        selectable_fields: &[],
+        field_labels: FieldLabels::Default,
+        attrs_hook: None,
+        storage,
+        conversion: None,
+        admission,
+    }
+}
 
 /// Every served resource.
 pub static RESOURCES: &[ResourceDef] = &[
@@ -339,8 +399,305 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &EVICTION,
     },
+    ResourceDef {
+        short_names: &["cm"],
+        ..plain(
+            "",
+            "v1",
+            "ConfigMap",
+            "configmaps",
+            "configmap",
+            true,
+            "configmaps",
+            &CONFIG_MAP,
+        )
+    },
+    ResourceDef {
+        selectable_fields: &["type"],
+        field_labels: FieldLabels::Convert(selectable::SECRET_LABELS),
+        ..plain(
+            "", "v1", "Secret", "secrets", "secret", true, "secrets", &SECRET,
+        )
+    },
+    ResourceDef {
+        short_names: &["svc"],
+        categories: &["all"],
+        subresources: &["status"],
+        selectable_fields: &["spec.clusterIP", "spec.type"],
+        field_labels: FieldLabels::Convert(selectable::SERVICE_LABELS),
+        ..plain(
+            "", "v1", "Service", "services", "service", true, "services", &SERVICE,
+        )
+    },
+    ResourceDef {
+        short_names: &["sa"],
+        ..plain(
+            "",
+            "v1",
+            "ServiceAccount",
+            "serviceaccounts",
+            "serviceaccount",
+            true,
+            "serviceaccounts",
+            &SERVICE_ACCOUNT,
+        )
+    },
+    ResourceDef {
+        short_names: &["ep"],
+        ..plain(
+            "",
+            "v1",
+            "Endpoints",
+            "endpoints",
+            "endpoints",
+            true,
+            "endpoints",
+            &ENDPOINTS,
+        )
+    },
+    ResourceDef {
+        short_names: &["pvc"],
+        subresources: &["status"],
+        ..plain(
+            "",
+            "v1",
+            "PersistentVolumeClaim",
+            "persistentvolumeclaims",
+            "persistentvolumeclaim",
+            true,
+            "persistentvolumeclaims",
+            &PVC,
+        )
+    },
+    ResourceDef {
+        short_names: &["pv"],
+        subresources: &["status"],
+        ..plain(
+            "",
+            "v1",
+            "PersistentVolume",
+            "persistentvolumes",
+            "persistentvolume",
+            false,
+            "persistentvolumes",
+            &PV,
+        )
+    },
+    ResourceDef {
+        short_names: &["quota"],
+        subresources: &["status"],
+        ..plain(
+            "",
+            "v1",
+            "ResourceQuota",
+            "resourcequotas",
+            "resourcequota",
+            true,
+            "resourcequotas",
+            &RESOURCE_QUOTA,
+        )
+    },
+    ResourceDef {
+        short_names: &["limits"],
+        ..plain(
+            "",
+            "v1",
+            "LimitRange",
+            "limitranges",
+            "limitrange",
+            true,
+            "limitranges",
+            &LIMIT_RANGE,
+        )
+    },
+    plain(
+        "",
+        "v1",
+        "PodTemplate",
+        "podtemplates",
+        "podtemplate",
+        true,
+        "podtemplates",
+        &POD_TEMPLATE,
+    ),
+    ResourceDef {
+        short_names: &["rc"],
+        categories: &["all"],
+        subresources: &["status"],
+        field_labels: FieldLabels::Convert(selectable::REPLICAS_LABELS),
+        attrs_hook: Some(selectable::replicas_attrs),
+        ..plain(
+            "",
+            "v1",
+            "ReplicationController",
+            "replicationcontrollers",
+            "replicationcontroller",
+            true,
+            "controllers",
+            &RC,
+        )
+    },
+    ResourceDef {
+        short_names: &["deploy"],
+        categories: &["all"],
+        subresources: &["status"],
+        ..plain(
+            "apps",
+            "v1",
+            "Deployment",
+            "deployments",
+            "deployment",
+            true,
+            "deployments.apps",
+            &DEPLOYMENT,
+        )
+    },
+    ResourceDef {
+        short_names: &["rs"],
+        categories: &["all"],
+        subresources: &["status"],
+        field_labels: FieldLabels::Convert(selectable::REPLICAS_LABELS),
+        attrs_hook: Some(selectable::replicas_attrs),
+        ..plain(
+            "apps",
+            "v1",
+            "ReplicaSet",
+            "replicasets",
+            "replicaset",
+            true,
+            "replicasets.apps",
+            &REPLICA_SET,
+        )
+    },
+    ResourceDef {
+        short_names: &["sts"],
+        categories: &["all"],
+        subresources: &["status"],
+        ..plain(
+            "apps",
+            "v1",
+            "StatefulSet",
+            "statefulsets",
+            "statefulset",
+            true,
+            "statefulsets.apps",
+            &STATEFUL_SET,
+        )
+    },
+    ResourceDef {
+        short_names: &["ds"],
+        categories: &["all"],
+        subresources: &["status"],
+        ..plain(
+            "apps",
+            "v1",
+            "DaemonSet",
+            "daemonsets",
+            "daemonset",
+            true,
+            "daemonsets.apps",
+            &DAEMON_SET,
+        )
+    },
+    plain(
+        "apps",
+        "v1",
+        "ControllerRevision",
+        "controllerrevisions",
+        "controllerrevision",
+        true,
+        "controllerrevisions.apps",
+        &CONTROLLER_REVISION,
+    ),
+    plain(
+        "discovery.k8s.io",
+        "v1",
+        "EndpointSlice",
+        "endpointslices",
+        "endpointslice",
+        true,
+        "endpointslices.discovery.k8s.io",
+        &ENDPOINT_SLICE,
+    ),
+    ResourceDef {
+        short_names: &["ing"],
+        subresources: &["status"],
+        ..plain(
+            "networking.k8s.io",
+            "v1",
+            "Ingress",
+            "ingresses",
+            "ingress",
+            true,
+            "ingresses.networking.k8s.io",
+            &INGRESS,
+        )
+    },
+    plain(
+        "networking.k8s.io",
+        "v1",
+        "IngressClass",
+        "ingressclasses",
+        "ingressclass",
+        false,
+        "ingressclasses.networking.k8s.io",
+        &INGRESS_CLASS,
+    ),
+    ResourceDef {
+        short_names: &["netpol"],
+        ..plain(
+            "networking.k8s.io",
+            "v1",
+            "NetworkPolicy",
+            "networkpolicies",
+            "networkpolicy",
+            true,
+            "networkpolicies.networking.k8s.io",
+            &NETWORK_POLICY,
+        )
+    },
+    ResourceDef {
+        short_names: &["cj"],
+        categories: &["all"],
+        subresources: &["status"],
+        ..plain(
+            "batch",
+            "v1",
+            "CronJob",
+            "cronjobs",
+            "cronjob",
+            true,
+            "cronjobs.batch",
+            &CRON_JOB,
+        )
+    },
+    ResourceDef {
+        short_names: &["pc"],
+        ..plain(
+            "scheduling.k8s.io",
+            "v1",
+            "PriorityClass",
+            "priorityclasses",
+            "priorityclass",
+            false,
+            "priorityclasses.scheduling.k8s.io",
+            &PRIORITY_CLASS,
+        )
+    },
+    ResourceDef {
+        short_names: &["sc"],
+        ..plain(
+            "storage.k8s.io",
+            "v1",
+            "StorageClass",
+            "storageclasses",
+            "storageclass",
+            false,
+            "storageclasses.storage.k8s.io",
+            &STORAGE_CLASS,
+        )
+    },
 ];
-
 /// The resource served at `/api[s]/<group>/<version>/<plural>`.
 pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static ResourceDef> {
     RESOURCES

@@ -107,6 +107,38 @@ pub const JOB_LABELS: &[(&str, &str)] = &[
     ("status.successful", "status.successful"),
 ];
 
+/// Secret labels (`SecretToSelectableFields`).
+pub const SECRET_LABELS: &[(&str, &str)] = &[
+    ("metadata.name", "metadata.name"),
+    ("metadata.namespace", "metadata.namespace"),
+    ("type", "type"),
+];
+
+/// Service labels.
+pub const SERVICE_LABELS: &[(&str, &str)] = &[
+    ("metadata.name", "metadata.name"),
+    ("metadata.namespace", "metadata.namespace"),
+    ("spec.clusterIP", "spec.clusterIP"),
+    ("spec.type", "spec.type"),
+];
+
+/// ReplicaSet and ReplicationController labels.
+pub const REPLICAS_LABELS: &[(&str, &str)] = &[
+    ("metadata.name", "metadata.name"),
+    ("metadata.namespace", "metadata.namespace"),
+    ("status.replicas", "status.replicas"),
+];
+
+/// `status.replicas` of ReplicaSets and ReplicationControllers (`0` when
+/// unset, as the Go int32 prints).
+pub fn replicas_attrs(object: &Value, attrs: &mut Attrs) {
+    let n = object
+        .pointer("/status/replicas")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    attrs.fields.insert("status.replicas".into(), n.to_string());
+}
+
 fn str_at<'a>(object: &'a Value, pointer: &str) -> &'a str {
     object
         .pointer(pointer)

@@ -28,8 +28,6 @@ use std::borrow::Cow;
 
 use axum::http::HeaderValue;
 use axum::response::Response;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use exitplan_api::field::go_quote;
@@ -65,33 +63,6 @@ pub fn directive(query: &Query) -> Directive {
     }
 }
 
-fn round_trip<T: DeserializeOwned + Serialize>(value: &Value) -> Option<Value> {
-    let typed = <T as serde::Deserialize>::deserialize(value).ok()?;
-    serde_json::to_value(typed).ok()
-}
-
-/// `value` as the kind's type would encode it, if it decodes.
-fn known(def: &ResourceDef, value: &Value) -> Option<Value> {
-    use k8s_openapi::api as a;
-    match (def.group, def.kind) {
-        ("", "Namespace") => round_trip::<a::core::v1::Namespace>(value),
-        ("", "Node") => round_trip::<a::core::v1::Node>(value),
-        ("", "Pod") => round_trip::<a::core::v1::Pod>(value),
-        ("", "Event") => round_trip::<a::core::v1::Event>(value),
-        ("events.k8s.io", "Event") => round_trip::<a::events::v1::Event>(value),
-        ("policy", "PodDisruptionBudget") => {
-            round_trip::<a::policy::v1::PodDisruptionBudget>(value)
-        }
-        ("batch", "Job") => round_trip::<a::batch::v1::Job>(value),
-        ("coordination.k8s.io", "Lease") => round_trip::<a::coordination::v1::Lease>(value),
-        ("lifecycle.k8s.io", "EvictionRequest") => {
-            round_trip::<a::lifecycle::v1alpha1::EvictionRequest>(value)
-        }
-        ("lifecycle.k8s.io", "Eviction") => round_trip::<a::lifecycle::v1alpha1::Eviction>(value),
-        _ => None,
-    }
-}
-
 fn walk(given: &Value, known: &Value, path: &str, out: &mut Vec<String>) {
     match (given, known) {
         (Value::Object(g), Value::Object(k)) => {
@@ -124,7 +95,7 @@ fn walk(given: &Value, known: &Value, path: &str, out: &mut Vec<String>) {
 /// survive the round trip, so they are never reported.
 pub fn unknown_fields(def: &ResourceDef, value: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(k) = known(def, value) {
+    if let Some(k) = def.admission.round_trip(value) {
         walk(value, &k, "", &mut out);
     }
     out
