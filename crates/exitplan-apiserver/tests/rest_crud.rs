@@ -8,6 +8,14 @@ use kube::api::{DeleteParams, DynamicObject, ListParams, PostParams};
 use serde_json::{Value, json};
 use support::*;
 
+/// A pod template whose labels match the `app: web` selectors below.
+fn template() -> Value {
+    json!({
+        "metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]}
+    })
+}
+
 /// A minimal valid object of every served kind.
 fn sample(group: &str, kind: &str) -> Value {
     let name = format!("crud-{}", kind.to_lowercase());
@@ -52,6 +60,71 @@ fn sample(group: &str, kind: &str) -> Value {
             "metadata": meta,
             "spec": {"target": {"pod": {"name": "web-0", "uid": "6b1f3f4e-2c4d-4b8a-9e4f-1d2c3b4a5f60"}}}
         }),
+        ("", "ConfigMap") => json!({"metadata": meta, "data": {"k": "v"}}),
+        ("", "Secret") => json!({"metadata": meta, "stringData": {"k": "v"}}),
+        ("", "Service") => json!({
+            "metadata": meta,
+            "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}
+        }),
+        ("", "ServiceAccount") | ("", "Endpoints") => json!({"metadata": meta}),
+        ("", "PodTemplate") => json!({"metadata": meta, "template": template()}),
+        ("", "PersistentVolumeClaim") => json!({
+            "metadata": meta,
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+        }),
+        ("", "PersistentVolume") => json!({
+            "metadata": meta,
+            "spec": {
+                "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                "hostPath": {"path": "/data"}
+            }
+        }),
+        ("", "ResourceQuota") => json!({"metadata": meta, "spec": {"hard": {"pods": "10"}}}),
+        ("", "LimitRange") => json!({
+            "metadata": meta,
+            "spec": {"limits": [{"type": "Container", "max": {"cpu": "2"}}]}
+        }),
+        ("", "ReplicationController") => json!({
+            "metadata": meta,
+            "spec": {"replicas": 1, "selector": {"app": "web"}, "template": template()}
+        }),
+        ("apps", "Deployment") | ("apps", "ReplicaSet") | ("apps", "DaemonSet") => json!({
+            "metadata": meta,
+            "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": template()}
+        }),
+        ("apps", "StatefulSet") => json!({
+            "metadata": meta,
+            "spec": {
+                "serviceName": "web",
+                "selector": {"matchLabels": {"app": "web"}}, "template": template()
+            }
+        }),
+        ("apps", "ControllerRevision") => json!({"metadata": meta, "revision": 1}),
+        ("discovery.k8s.io", "EndpointSlice") => json!({
+            "metadata": meta, "addressType": "IPv4",
+            "endpoints": [{"addresses": ["10.0.0.1"]}]
+        }),
+        ("networking.k8s.io", "Ingress") => json!({
+            "metadata": meta,
+            "spec": {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}
+        }),
+        ("networking.k8s.io", "IngressClass") => {
+            json!({"metadata": meta, "spec": {"controller": "example.com/ingress"}})
+        }
+        ("networking.k8s.io", "NetworkPolicy") => {
+            json!({"metadata": meta, "spec": {"podSelector": {}}})
+        }
+        ("batch", "CronJob") => json!({
+            "metadata": meta,
+            "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+                "restartPolicy": "OnFailure",
+                "containers": [{"name": "main", "image": "busybox"}]
+            }}}}}
+        }),
+        ("scheduling.k8s.io", "PriorityClass") => json!({"metadata": meta, "value": 1000}),
+        ("storage.k8s.io", "StorageClass") => {
+            json!({"metadata": meta, "provisioner": "example.com/disk"})
+        }
         other => panic!("no sample for {other:?}"),
     }
 }
