@@ -172,6 +172,36 @@ impl Selector {
     }
 }
 
+/// `labels.Selector.String()`: requirements sorted by key and joined by
+/// `,` (`a=b`, `k in (x,y)`, `k notin (x)`, `k`, `!k`; values sorted); an
+/// empty string for the selectors that select everything or nothing. The
+/// form of `Scale.status.selector` and of `kubectl get -o wide` selectors.
+impl std::fmt::Display for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Selector::Requirements(reqs) = self else {
+            return Ok(());
+        };
+        let mut sorted: Vec<&Requirement> = reqs.iter().collect();
+        sorted.sort_by(|a, b| a.key.cmp(&b.key));
+        for (i, r) in sorted.into_iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            let mut values: Vec<&str> = r.values.iter().map(String::as_str).collect();
+            values.sort_unstable();
+            let values = values.join(",");
+            match r.operator {
+                Operator::Equals => write!(f, "{}={values}", r.key)?,
+                Operator::In => write!(f, "{} in ({values})", r.key)?,
+                Operator::NotIn => write!(f, "{} notin ({values})", r.key)?,
+                Operator::Exists => f.write_str(&r.key)?,
+                Operator::DoesNotExist => write!(f, "!{}", r.key)?,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Why a `LabelSelector` cannot be converted; `Display` is upstream's error text.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SelectorError {
@@ -432,5 +462,38 @@ mod tests {
             errs.to_string(),
             r#"spec.selector.matchExpressions[0].operator: Invalid value: "Bogus": not a valid selector operator"#
         );
+    }
+
+    /// Upstream's `TestLabelSelectorAsSelector` expectations of `String()`.
+    #[test]
+    fn selector_strings() {
+        let labels = |pairs: &[(&str, &str)]| {
+            Some(
+                pairs
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+            )
+        };
+        let cases: Vec<(Option<LabelSelector>, &str)> = vec![
+            (None, ""),
+            (Some(LabelSelector::default()), ""),
+            (
+                Some(LabelSelector {
+                    match_labels: labels(&[("foo", "bar"), ("baz", "qux")]),
+                    match_expressions: Some(vec![
+                        expr("zoo", "In", &["b", "a"]),
+                        expr("goo", "NotIn", &["c"]),
+                        expr("has", "Exists", &[]),
+                        expr("absent", "DoesNotExist", &[]),
+                    ]),
+                }),
+                "!absent,baz=qux,foo=bar,goo notin (c),has,zoo in (a,b)",
+            ),
+        ];
+        for (sel, want) in cases {
+            let got = as_selector(sel.as_ref()).expect("valid").to_string();
+            assert_eq!(got, want, "{sel:?}");
+        }
     }
 }

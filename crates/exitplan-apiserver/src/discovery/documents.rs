@@ -73,6 +73,13 @@ fn subresources(def: &'static ResourceDef) -> impl Iterator<Item = Sub> {
         "status" => Some(("status", "", "", def.kind, &["get", "patch", "update"][..])),
         "eviction" => Some(("eviction", "policy", "v1", "Eviction", &["create"][..])),
         "binding" => Some(("binding", "", "", "Binding", &["create"][..])),
+        "scale" => Some((
+            "scale",
+            "autoscaling",
+            "v1",
+            "Scale",
+            &["get", "patch", "update"][..],
+        )),
         "ephemeralcontainers" | "resize" => {
             Some((*s, "", "", def.kind, &["get", "patch", "update"][..]))
         }
@@ -344,6 +351,7 @@ mod tests {
                 "pods/status",
                 "podtemplates",
                 "replicationcontrollers",
+                "replicationcontrollers/scale",
                 "replicationcontrollers/status",
                 "resourcequotas",
                 "resourcequotas/status",

@@ -33,6 +33,12 @@ impl<T, const NAMESPACED: bool, const STATUS: bool> Generic<T, NAMESPACED, STATU
     }
 }
 
+impl<T, const NAMESPACED: bool, const STATUS: bool> Default for Generic<T, NAMESPACED, STATUS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<T, const NAMESPACED: bool, const STATUS: bool> std::fmt::Debug
     for Generic<T, NAMESPACED, STATUS>
 {

@@ -6,6 +6,7 @@
 mod admission;
 mod attrs;
 mod generic;
+mod scale;
 mod selectable;
 
 use serde_json::Value;
@@ -13,6 +14,7 @@ use serde_json::Value;
 pub use admission::{Admission, AdmissionError, MetadataOnly, PodAdmission, Typed};
 pub use attrs::attrs_of;
 pub use generic::Generic;
+pub use scale::{APPS_SCALE, RC_SCALE, ScaleDef, SelectorSource};
 
 use exitplan_api::batch::JobStrategy;
 use exitplan_api::coordination::LeaseStrategy;
@@ -65,6 +67,8 @@ pub struct ResourceDef {
     pub conversion: Option<&'static Conversion>,
     /// Admission of writes.
     pub admission: &'static dyn Admission,
+    /// The `scale` subresource's view of the objects, when served.
+    pub scale: Option<&'static ScaleDef>,
 }
 
 /// Which field selector labels a kind accepts.
@@ -218,6 +222,7 @@ const fn plain(
         storage,
         conversion: None,
         admission,
+        scale: None,
     }
 }
 
@@ -239,6 +244,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "namespaces",
         conversion: None,
         admission: &NAMESPACE,
+        scale: None,
     },
     ResourceDef {
         group: "",
@@ -256,6 +262,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "nodes",
         conversion: None,
         admission: &NODE,
+        scale: None,
     },
     ResourceDef {
         group: "",
@@ -279,6 +286,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "pods",
         conversion: None,
         admission: &POD,
+        scale: None,
     },
     ResourceDef {
         group: "",
@@ -296,6 +304,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "events",
         conversion: None,
         admission: &CORE_EVENT,
+        scale: None,
     },
     ResourceDef {
         group: "events.k8s.io",
@@ -313,6 +322,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "events",
         conversion: Some(&EVENTS_CONVERSION),
         admission: &EVENTS_EVENT,
+        scale: None,
     },
     ResourceDef {
         group: "policy",
@@ -330,6 +340,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "poddisruptionbudgets.policy",
         conversion: None,
         admission: &PDB,
+        scale: None,
     },
     ResourceDef {
         group: "batch",
@@ -347,6 +358,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "jobs.batch",
         conversion: None,
         admission: &JOB,
+        scale: None,
     },
     ResourceDef {
         group: "coordination.k8s.io",
@@ -364,6 +376,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "leases.coordination.k8s.io",
         conversion: None,
         admission: &LEASE,
+        scale: None,
     },
     ResourceDef {
         group: "lifecycle.k8s.io",
@@ -381,6 +394,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "evictionrequests.lifecycle.k8s.io",
         conversion: None,
         admission: &EVICTION_REQUEST,
+        scale: None,
     },
     ResourceDef {
         group: "lifecycle.k8s.io",
@@ -398,6 +412,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         storage: "evictions.lifecycle.k8s.io",
         conversion: None,
         admission: &EVICTION,
+        scale: None,
     },
     ResourceDef {
         short_names: &["cm"],
@@ -523,7 +538,8 @@ pub static RESOURCES: &[ResourceDef] = &[
     ResourceDef {
         short_names: &["rc"],
         categories: &["all"],
-        subresources: &["status"],
+        subresources: &["scale", "status"],
+        scale: Some(&RC_SCALE),
         field_labels: FieldLabels::Convert(selectable::REPLICAS_LABELS),
         attrs_hook: Some(selectable::replicas_attrs),
         ..plain(
@@ -540,7 +556,8 @@ pub static RESOURCES: &[ResourceDef] = &[
     ResourceDef {
         short_names: &["deploy"],
         categories: &["all"],
-        subresources: &["status"],
+        subresources: &["scale", "status"],
+        scale: Some(&APPS_SCALE),
         ..plain(
             "apps",
             "v1",
@@ -555,7 +572,8 @@ pub static RESOURCES: &[ResourceDef] = &[
     ResourceDef {
         short_names: &["rs"],
         categories: &["all"],
-        subresources: &["status"],
+        subresources: &["scale", "status"],
+        scale: Some(&APPS_SCALE),
         field_labels: FieldLabels::Convert(selectable::REPLICAS_LABELS),
         attrs_hook: Some(selectable::replicas_attrs),
         ..plain(
@@ -572,7 +590,8 @@ pub static RESOURCES: &[ResourceDef] = &[
     ResourceDef {
         short_names: &["sts"],
         categories: &["all"],
-        subresources: &["status"],
+        subresources: &["scale", "status"],
+        scale: Some(&APPS_SCALE),
         ..plain(
             "apps",
             "v1",

@@ -7,7 +7,7 @@
 //! * Verbs: [`get`], [`list`], [`watch`], [`create`], [`update`],
 //!   [`patch`], [`delete`] (with deletecollection).
 //! * Subresources: `status` (through get/update/patch), [`binding`],
-//!   [`eviction`].
+//!   [`eviction`], [`scale`].
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`],
 //!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
@@ -33,6 +33,7 @@ pub mod request;
 pub mod resourceversion;
 pub mod respond;
 pub mod router;
+pub mod scale;
 pub mod state;
 pub mod update;
 pub mod watch;

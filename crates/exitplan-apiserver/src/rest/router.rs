@@ -15,7 +15,9 @@ use super::query::Query;
 use super::request::{ApiPath, ResourcePath, resolve};
 use super::respond;
 use super::state::{Call, State};
-use super::{auth, binding, create, delete, eviction, get, list, metrics, patch, update, watch};
+use super::{
+    auth, binding, create, delete, eviction, get, list, metrics, patch, scale, update, watch,
+};
 use crate::discovery;
 use crate::registry::find;
 
@@ -164,6 +166,12 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
             Method::GET => get::get(&call).await,
             Method::PUT => update::update(&call).await,
             Method::PATCH => patch::patch(&call).await,
+            _ => Err(method_not_allowed()),
+        },
+        (Some("scale"), _) => match method {
+            Method::GET => scale::get(&call).await,
+            Method::PUT => scale::update(&call).await,
+            Method::PATCH => scale::patch(&call).await,
             _ => Err(method_not_allowed()),
         },
         (Some("eviction"), _) => match method {

@@ -113,6 +113,8 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     let now = state.clock.now();
     match subresource {
         Some("status") => def.admission.update_status(&mut new, &old, now),
+        // A Scale write changes the main resource's replicas: its rules.
+        Some("scale") => def.admission.update(&mut new, &old, now),
         Some(sub) => def.admission.update_subresource(sub, &mut new, &old, now),
         None => def.admission.update(&mut new, &old, now),
     }

@@ -1,0 +1,105 @@
+//! The real `kubectl` on workloads and services: `apply`, `scale` (the
+//! `scale` subresource), `set image` and `rollout restart` (strategic merge
+//! patches of the pod template), `expose` (a Service from a Deployment),
+//! `describe` and `edit`. No workload controllers run (a later issue):
+//! these are the API's answers only.
+
+mod support;
+
+use support::https::Cluster;
+
+const MANIFEST: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: main
+        image: nginx:1
+        ports:
+        - containerPort: 80
+      - name: sidecar
+        image: busybox:1
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web
+data:
+  index.html: hello
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_scale_expose_describe() {
+    let c = Cluster::start("workloads").await;
+    let out = c.ok(&["apply", "-f", "-"], Some(MANIFEST)).await;
+    assert_eq!(
+        out, "deployment.apps/web created\nconfigmap/web created\n",
+        "{out}"
+    );
+    let out = c.ok(&["apply", "-f", "-"], Some(MANIFEST)).await;
+    assert_eq!(
+        out,
+        "deployment.apps/web unchanged\nconfigmap/web unchanged\n"
+    );
+
+    let out = c
+        .ok(&["scale", "deployment", "web", "--replicas=3"], None)
+        .await;
+    assert_eq!(out, "deployment.apps/web scaled\n");
+    let replicas = c
+        .ok(
+            &["get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"],
+            None,
+        )
+        .await;
+    assert_eq!(replicas, "3");
+    let err = c
+        .fails(&[
+            "scale",
+            "deployment",
+            "web",
+            "--current-replicas=2",
+            "--replicas=4",
+        ])
+        .await;
+    assert!(err.contains("Expected replicas to be 2, was 3"), "{err}");
+
+    let out = c
+        .ok(
+            &[
+                "expose",
+                "deployment",
+                "web",
+                "--port=8080",
+                "--target-port=80",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out, "service/web exposed\n");
+    let svc = c.json(&["get", "svc", "web", "-o", "json"]).await;
+    assert_eq!(svc["spec"]["selector"], serde_json::json!({"app": "web"}));
+    assert_eq!(svc["spec"]["ports"][0]["port"], 8080);
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], 80);
+
+    let described = c.ok(&["describe", "deployment", "web"], None).await;
+    assert!(described.contains("Name:"), "{described}");
+    assert!(described.contains("nginx:1"), "{described}");
+    assert!(
+        described.contains("Replicas:           3 desired"),
+        "{described}"
+    );
+    let described = c.ok(&["describe", "configmap", "web"], None).await;
+    assert!(described.contains("index.html"), "{described}");
+
+    c.stop().await;
+}
