@@ -48,11 +48,21 @@ const PACKAGES: &[&str] = &[
 /// keeps it. The OpenAPI sources cannot tell a pointer from an omitempty
 /// value field; this is the list that matters for what clients send.
 const POINTERS: &[(&str, &[&str])] = &[
-    ("DeploymentSpec", &["replicas", "revisionHistoryLimit", "progressDeadlineSeconds"]),
+    (
+        "DeploymentSpec",
+        &[
+            "replicas",
+            "revisionHistoryLimit",
+            "progressDeadlineSeconds",
+        ],
+    ),
     ("ReplicaSetSpec", &["replicas"]),
     ("StatefulSetSpec", &["replicas", "revisionHistoryLimit"]),
     ("DaemonSetSpec", &["revisionHistoryLimit"]),
-    ("RollingUpdateStatefulSetStrategy", &["partition", "maxUnavailable"]),
+    (
+        "RollingUpdateStatefulSetStrategy",
+        &["partition", "maxUnavailable"],
+    ),
     ("ReplicationControllerSpec", &["replicas"]),
     (
         "PodSpec",
@@ -78,7 +88,10 @@ const POINTERS: &[(&str, &[&str])] = &[
             "allowPrivilegeEscalation",
         ],
     ),
-    ("PodSecurityContext", &["runAsUser", "runAsGroup", "runAsNonRoot", "fsGroup"]),
+    (
+        "PodSecurityContext",
+        &["runAsUser", "runAsGroup", "runAsNonRoot", "fsGroup"],
+    ),
     ("Secret", &["immutable"]),
     ("ConfigMap", &["immutable"]),
     ("PersistentVolumeClaimSpec", &["storageClassName"]),
@@ -138,8 +151,8 @@ fn main() {
     let mut all: Vec<(String, String, Vec<Field>, Option<Openapi>)> = Vec::new();
     for package in PACKAGES {
         let file = pb.join(package).join("mod.rs");
-        let text = std::fs::read_to_string(&file)
-            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let module: Vec<&str> = package.split('/').collect();
         for (name, fields) in messages(&text, &module) {
             let json = json_names(&openapi.join(package), &name);
@@ -248,7 +261,7 @@ fn messages(text: &str, module: &[&str]) -> Vec<(String, Vec<Field>)> {
         let l = raw.trim();
         if let Some((a, mut decl)) = pending.take() {
             decl.push_str(l);
-            if decl.ends_with(',') {
+            if complete(&decl) {
                 push_field(&mut out, &a, &decl, module);
             } else {
                 pending = Some((a, decl));
@@ -256,13 +269,17 @@ fn messages(text: &str, module: &[&str]) -> Vec<(String, Vec<Field>)> {
             continue;
         }
         if let Some(name) = l.strip_prefix("pub struct ") {
-            let name = name.trim_end_matches("{}").trim_end_matches('{').trim().to_owned();
+            let name = name
+                .trim_end_matches("{}")
+                .trim_end_matches('{')
+                .trim()
+                .to_owned();
             out.push((name, Vec::new()));
         } else if l.starts_with("#[prost(") {
             attr = Some(l.to_owned());
         } else if l.starts_with("pub ") && attr.is_some() {
             let a = attr.take().unwrap_or_default();
-            if l.ends_with(',') {
+            if complete(l) {
                 push_field(&mut out, &a, l, module);
             } else {
                 pending = Some((a, l.to_owned()));
@@ -270,6 +287,11 @@ fn messages(text: &str, module: &[&str]) -> Vec<(String, Vec<Field>)> {
         }
     }
     out
+}
+
+/// Whether a field declaration is whole: it ends with `,` outside any `<…>`.
+fn complete(decl: &str) -> bool {
+    decl.ends_with(',') && decl.matches('<').count() == decl.matches('>').count()
 }
 
 fn push_field(out: &mut [(String, Vec<Field>)], attr: &str, decl: &str, module: &[&str]) {
@@ -298,7 +320,8 @@ fn push_field(out: &mut [(String, Vec<Field>)], attr: &str, decl: &str, module: 
             "string, string" => ("map_string", None),
             "string, bytes" => ("map_bytes", None),
             "string, message" => {
-                let t = ty_text.rsplit_once(',').map(|(_, t)| t).unwrap_or_default();
+                let t = ty_text.trim_end_matches([',', '>', ' ']);
+                let t = t.rsplit_once(',').map(|(_, t)| t).unwrap_or_default();
                 ("map_message", Some(resolve(t, module)))
             }
             other => panic!("map {other}"),
