@@ -199,7 +199,7 @@ fn message_value(name: &str, b: &[u8]) -> Result<Value, DecodeError> {
             let fs = fields()?;
             let seconds = varint(&fs, 1).unwrap_or(0) as i64;
             let nanos = varint(&fs, 2).unwrap_or(0) as i32;
-            if (seconds == 0 && nanos == 0) || (seconds == ZERO_TIME_SECONDS && nanos == 0) {
+            if nanos == 0 && (seconds == 0 || seconds == ZERO_TIME_SECONDS) {
                 return Ok(Value::Null);
             }
             let t = jiff::Timestamp::new(seconds, if name == special::TIME { 0 } else { nanos })

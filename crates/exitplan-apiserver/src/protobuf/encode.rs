@@ -51,7 +51,8 @@ pub fn message(
         for key in object.keys() {
             // apiVersion/kind (TypeMeta) live in the envelope.
             let type_meta = matches!(key.as_str(), "apiVersion" | "kind");
-            if !claims(msg, key) && !(type_meta && is_object(name)) {
+            let allowed = type_meta && is_object(name);
+            if !allowed && !claims(msg, key) {
                 return Err(EncodeError::UnknownField(join(path, key)));
             }
         }

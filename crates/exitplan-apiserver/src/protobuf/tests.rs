@@ -65,7 +65,7 @@ fn special_value(name: &str, depth: usize, seed: &mut u64) -> Option<Value> {
         special::TIME => json!("2024-01-02T03:04:05Z"),
         special::MICRO_TIME => json!("2024-01-02T03:04:05.123456Z"),
         special::QUANTITY => json!("1500m"),
-        special::INT_OR_STRING if *seed % 2 == 0 => json!(8080),
+        special::INT_OR_STRING if seed.is_multiple_of(2) => json!(8080),
         special::INT_OR_STRING => json!("http"),
         special::RAW_EXTENSION | special::FIELDS_V1 => json!({"f:metadata": {"f:labels": {}}}),
         _ if depth == 0 => return None,
