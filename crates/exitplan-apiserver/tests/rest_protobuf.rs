@@ -241,3 +241,52 @@ async fn watch_streams_length_prefixed_watch_events() {
     assert_eq!(object["metadata"]["name"], "p0");
     assert_eq!(used, bytes.len(), "one event, then the timeout");
 }
+
+/// client-go's typed Delete and Evict send their options in protobuf.
+#[tokio::test(start_paused = true)]
+async fn delete_options_and_evictions_in_protobuf() {
+    let server = server().await;
+    let uri = "/api/v1/namespaces/default/pods";
+    for name in ["p0", "p1"] {
+        let body = encode_object(&pod(name)).expect("encodes");
+        let (code, _, _) = call(&server, "POST", uri, Some(PB), PB_ACCEPT, body).await;
+        assert_eq!(code, 201);
+    }
+    let options = encode_object(
+        &json!({"apiVersion": "meta.k8s.io/v1", "kind": "DeleteOptions",
+        "gracePeriodSeconds": 0}),
+    )
+    .expect("encodes");
+    let (code, _, bytes) = call(
+        &server,
+        "DELETE",
+        &format!("{uri}/p0"),
+        Some(PB),
+        PB_ACCEPT,
+        options,
+    )
+    .await;
+    assert_eq!(code, 200);
+    assert_eq!(decode(&bytes)["metadata"]["name"], "p0");
+    let (code, _, _) = raw(&server, "GET", &format!("{uri}/p0"), &[], "").await;
+    assert_eq!(code, 404, "grace 0: gone at once");
+
+    let eviction = encode_object(&json!({"apiVersion": "policy/v1", "kind": "Eviction",
+        "metadata": {"name": "p1", "namespace": "default"}}))
+    .expect("encodes");
+    let (code, _, bytes) = call(
+        &server,
+        "POST",
+        &format!("{uri}/p1/eviction"),
+        Some(PB),
+        PB_ACCEPT,
+        eviction,
+    )
+    .await;
+    assert_eq!(code, 201);
+    let status = decode(&bytes);
+    assert_eq!(
+        (status["kind"].as_str(), status["status"].as_str()),
+        (Some("Status"), Some("Success"))
+    );
+}
