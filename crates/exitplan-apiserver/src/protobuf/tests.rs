@@ -246,3 +246,17 @@ fn bad_bodies_fail_with_the_serializers_words() {
         assert_eq!(got, Err((*want).to_owned()), "{body:?}");
     }
 }
+
+/// gogo writes `replicas: 0` when a client sets the pointer to zero, and
+/// `minReadySeconds: 0` (a value field) always: the first is kept, the
+/// second dropped, as Go's JSON of the same object shows them.
+#[test]
+fn zero_pointers_are_kept_and_omitempty_zeros_dropped() {
+    let (name, m) = schema::message_for("apps/v1", "Deployment").expect("Deployment");
+    // spec{replicas: 0, minReadySeconds: 0, paused: false}
+    let spec = [0x08, 0x00, 0x28, 0x00, 0x38, 0x00];
+    let mut body = vec![0x12, u8::try_from(spec.len()).expect("short")];
+    body.extend_from_slice(&spec);
+    let json = decode::message(name, m, &body).expect("decodes");
+    assert_eq!(Value::Object(json), json!({"spec": {"replicas": 0}}));
+}
