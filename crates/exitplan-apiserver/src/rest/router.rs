@@ -135,21 +135,19 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
                 "Request entity too large: limit is 3145728",
                 None,
             )
-        })?;
+        });
     let method = parts.method;
     let watch = method == Method::GET
         && Query::parse(parts.uri.query())
             .flag("watch")
             .unwrap_or(false);
-    let result = handle(
-        state,
-        rp,
-        method,
-        parts.uri.query(),
-        parts.headers.clone(),
-        body,
-    )
-    .await;
+    let result = match body {
+        Ok(body) => {
+            let headers = parts.headers.clone();
+            handle(state, rp, method, parts.uri.query(), headers, body).await
+        }
+        Err(e) => Err(e),
+    };
     if super::negotiate::prefers_protobuf(&parts.headers) {
         return Ok(super::protobuf::answer(result, watch).await);
     }
