@@ -21,8 +21,8 @@ fn wire_type(w: &Wire<'_>) -> u8 {
     }
 }
 
-/// Decodes `bytes` as message `name` into a JSON object.
-pub fn message(name: &str, msg: &Message, bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
+/// Decodes `bytes` as message `msg` into a JSON object.
+pub fn message(msg: &Message, bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
     let mut out = Map::new();
     let mut r = Reader::new(bytes);
     while let Some((number, value)) = r.field().map_err(DecodeError::Object)? {
@@ -30,7 +30,7 @@ pub fn message(name: &str, msg: &Message, bytes: &[u8]) -> Result<Map<String, Va
             // Unknown fields are skipped, as gogo-protobuf skips them.
             continue;
         };
-        field(&mut out, name, f, value)?;
+        field(&mut out, f, value)?;
     }
     Ok(out)
 }
@@ -42,21 +42,16 @@ fn wrong(f: &Field, w: &Wire<'_>) -> DecodeError {
     ))
 }
 
-fn field(
-    out: &mut Map<String, Value>,
-    _parent: &str,
-    f: &Field,
-    w: Wire<'_>,
-) -> Result<(), DecodeError> {
+fn field(out: &mut Map<String, Value>, f: &Field, w: Wire<'_>) -> Result<(), DecodeError> {
     let Some(key) = f.json else {
         // An inlined struct: its fields join this object.
         let Wire::Bytes(b) = w else {
             return Err(wrong(f, &w));
         };
-        let (Some(name), Some(m)) = (f.message, f.message.and_then(schema::message)) else {
+        let Some(m) = f.message.and_then(schema::message) else {
             return Ok(());
         };
-        let mut nested = message(name, m, b)?;
+        let mut nested = message(m, b)?;
         out.append(&mut nested);
         return Ok(());
     };
@@ -235,7 +230,7 @@ fn message_value(name: &str, b: &[u8]) -> Result<Value, DecodeError> {
             }
         }
         _ => match schema::message(name) {
-            Some(m) => Value::Object(message(name, m, b)?),
+            Some(m) => Value::Object(message(m, b)?),
             None => Value::Object(Map::new()),
         },
     })

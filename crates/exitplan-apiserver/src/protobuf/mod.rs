@@ -144,13 +144,13 @@ pub fn decode_object(body: &[u8], default: &TypeMeta) -> Result<(TypeMeta, Value
     if tm.kind.is_empty() {
         tm.kind.clone_from(&default.kind);
     }
-    let (name, message) = schema::message_for(&tm.api_version, &tm.kind).ok_or_else(|| {
+    let (_, message) = schema::message_for(&tm.api_version, &tm.kind).ok_or_else(|| {
         DecodeError::NotRegistered {
             api_version: tm.api_version.clone(),
             kind: tm.kind.clone(),
         }
     })?;
-    let mut object = decode::message(name, message, raw)?;
+    let mut object = decode::message(message, raw)?;
     let mut typed = serde_json::Map::new();
     typed.insert("apiVersion".into(), tm.api_version.clone().into());
     typed.insert("kind".into(), tm.kind.clone().into());
