@@ -14,7 +14,8 @@
 //! * [`storage`] — objects, revisions, durability, watches.
 //! * [`registry`] — the served resources and their admission rules.
 //! * [`discovery`] — version, discovery, OpenAPI, Tables, selectors.
-//! * [`rest`] — the HTTP API.
+//! * [`rest`] — the HTTP API; [`protobuf`] — its Kubernetes protobuf
+//!   transcoder (JSON is the stored form).
 //! * [`server`] — [`server::Server`]: builder, router, bootstrap, serving;
 //!   [`serving`] — one task per connection, with kube-apiserver's timeouts.
 //! * [`kubeconfig`] — the kubeconfig `exitplan up` writes; [`tls`] — its
@@ -23,6 +24,7 @@
 pub mod clock;
 pub mod discovery;
 pub mod kubeconfig;
+pub mod protobuf;
 pub mod registry;
 pub mod rest;
 pub mod server;

@@ -155,7 +155,7 @@ async fn errors_carry_upstream_status_texts() {
         &server,
         "GET",
         "/api/v1/namespaces/default/pods",
-        &[("accept", "application/vnd.kubernetes.protobuf")],
+        &[("accept", "text/html")],
         "",
     )
     .await;

@@ -12,7 +12,7 @@ use super::query::Query;
 use crate::discovery::IncludeObject;
 
 /// The media types this server produces.
-pub const PRODUCED: &[&str] = &["application/json"];
+pub const PRODUCED: &[&str] = &["application/json", "application/vnd.kubernetes.protobuf"];
 
 /// How to render objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +49,8 @@ pub fn output(headers: &HeaderMap, query: &Query) -> Result<Output, ApiError> {
                 }
             }
             "*/*" | "application/*" => json = true,
+            // Objects in protobuf: rendered as JSON, transcoded at the edge.
+            crate::protobuf::MEDIA_TYPE if param("as").is_none() => json = true,
             _ => {}
         }
     }
@@ -57,6 +59,27 @@ pub fn output(headers: &HeaderMap, query: &Query) -> Result<Output, ApiError> {
     } else {
         Err(not_acceptable(PRODUCED))
     }
+}
+
+/// Whether the answer to a resource request is protobuf: the first
+/// `Accept` clause (in goautoneg's order) that this server serves is
+/// `application/vnd.kubernetes.protobuf` without an `as=` transformation
+/// (Tables and PartialObjectMetadata are served as JSON only).
+pub fn prefers_protobuf(headers: &HeaderMap) -> bool {
+    let accept = headers
+        .get(ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    for c in clauses(accept) {
+        match (c.ty, c.subtype, c.transform) {
+            ("application", "vnd.kubernetes.protobuf", None) => return true,
+            ("application", "json", None | Some("Table")) | ("application" | "*", "*", _) => {
+                return false;
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// For documents served only as JSON (discovery): 406 unless the `Accept`
@@ -104,6 +127,8 @@ struct Clause<'a> {
     ty: &'a str,
     subtype: &'a str,
     q: f64,
+    /// The `as=` parameter (a Table, PartialObjectMetadata, …).
+    transform: Option<&'a str>,
 }
 
 /// The clauses of an `Accept` header in goautoneg's order: by quality, a
@@ -125,12 +150,22 @@ fn clauses(accept: &str) -> Vec<Clause<'_>> {
                 None if range == "*" => ("*", "*"),
                 None => return None,
             };
-            let q = params
+            let params: Vec<(&str, &str)> = params
                 .filter_map(|p| p.split_once('='))
-                .find(|(k, _)| k.trim() == "q")
-                .and_then(|(_, v)| v.trim().parse::<f64>().ok())
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .collect();
+            let q = params
+                .iter()
+                .find(|(k, _)| *k == "q")
+                .and_then(|(_, v)| v.parse::<f64>().ok())
                 .unwrap_or(1.0);
-            Some(Clause { ty, subtype, q })
+            let transform = params.iter().find(|(k, _)| *k == "as").map(|(_, v)| *v);
+            Some(Clause {
+                ty,
+                subtype,
+                q,
+                transform,
+            })
         })
         .collect();
     out.sort_by(|a, b| {
@@ -195,7 +230,11 @@ mod tests {
             with("application/vnd.kubernetes.protobuf, */*"),
             Ok(Output::Json)
         );
-        let e = with("application/vnd.kubernetes.protobuf").expect_err("406");
+        assert_eq!(
+            with("application/vnd.kubernetes.protobuf"),
+            Ok(Output::Json)
+        );
+        let e = with("application/yaml").expect_err("406");
         assert_eq!(e.code(), 406);
         let mut h = HeaderMap::new();
         h.insert(
@@ -204,6 +243,43 @@ mod tests {
         );
         assert_eq!(json_only(&h).map_err(|e| e.code()), Err(406));
         assert!(json_only(&HeaderMap::new()).is_ok());
+    }
+
+    /// Which Accept headers get protobuf answers: client-go's typed
+    /// clients (`protobuf, */*` and `protobuf, application/json`) do;
+    /// kubectl get's Table request, JSON first, and metadata-only requests
+    /// (`as=PartialObjectMetadata`, not served) do not.
+    #[test]
+    fn protobuf_answers_go_to_clients_that_prefer_them() {
+        let cases = [
+            ("application/vnd.kubernetes.protobuf, */*", true),
+            ("application/vnd.kubernetes.protobuf,application/json", true),
+            ("application/vnd.kubernetes.protobuf", true),
+            (
+                "application/json, application/vnd.kubernetes.protobuf",
+                false,
+            ),
+            ("*/*, application/vnd.kubernetes.protobuf", true),
+            (
+                "application/vnd.kubernetes.protobuf;q=0.5, application/json",
+                false,
+            ),
+            (
+                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+                false,
+            ),
+            (
+                "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json",
+                false,
+            ),
+            ("", false),
+            ("application/json", false),
+        ];
+        for (accept, want) in cases {
+            let mut h = HeaderMap::new();
+            h.insert(ACCEPT, HeaderValue::from_str(accept).expect("header"));
+            assert_eq!(prefers_protobuf(&h), want, "{accept:?}");
+        }
     }
 
     /// kube-openapi's handler tests (`pkg/handler/handler_test.go`,

@@ -1,212 +1,212 @@
-//! The few Kubernetes protobuf bodies kubectl's typed clients send that
-//! this server decodes: a `Namespace` (`kubectl create namespace`). The
-//! envelope is `k8s\0` + `runtime.Unknown{typeMeta, raw}`; `raw` is the
-//! object in `generated.proto` form. Other kinds answer 415.
+//! The HTTP edge of protobuf (`application/vnd.kubernetes.protobuf`, what
+//! client-go's typed clients send): request bodies are transcoded to JSON
+//! before any handler runs, and answers — objects, lists, `Status` errors,
+//! watch streams — are transcoded from JSON when the `Accept` header
+//! prefers protobuf ([`super::negotiate::prefers_protobuf`]). JSON stays
+//! the stored form; the transcoder is [`crate::protobuf`]. An object with a
+//! field protobuf has no number for (exitplan's own fields), or of a kind
+//! with no message (`lifecycle.k8s.io`), is answered as JSON, which the
+//! clients that ask for protobuf also accept.
 
-use serde_json::{Map, Value, json};
+use axum::body::Body;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::Value;
 
-use super::errors::{ApiError, bad_request, unsupported_media_type};
+use super::errors::{ApiError, bad_request};
+use crate::protobuf::{DecodeError, TypeMeta, decode_object, encode_object, encode_watch_event};
 use crate::registry::ResourceDef;
 
 /// The protobuf media type.
-pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
-const MAGIC: &[u8] = b"k8s\0";
+pub const PROTOBUF: &str = crate::protobuf::MEDIA_TYPE;
 
-/// One field of a message: number and value.
-enum Field<'a> {
-    Varint,
-    Bytes(&'a [u8]),
-    Fixed,
-}
-
-struct Reader<'a> {
-    buf: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn varint(&mut self) -> Option<u64> {
-        let mut out = 0u64;
-        for shift in (0..64).step_by(7) {
-            let (&b, rest) = self.buf.split_first()?;
-            self.buf = rest;
-            out |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Some(out);
-            }
-        }
-        None
-    }
-
-    fn next(&mut self) -> Option<Result<(u64, Field<'a>), ()>> {
-        if self.buf.is_empty() {
-            return None;
-        }
-        let Some(key) = self.varint() else {
-            return Some(Err(()));
-        };
-        let field = match key & 7 {
-            0 => self.varint().map(|_| Field::Varint),
-            1 | 5 => {
-                let n = if key & 7 == 1 { 8 } else { 4 };
-                (self.buf.len() >= n).then(|| {
-                    self.buf = &self.buf[n..];
-                    Field::Fixed
-                })
-            }
-            2 => self.varint().and_then(|len| {
-                let len = usize::try_from(len).ok()?;
-                (self.buf.len() >= len).then(|| {
-                    let (b, rest) = self.buf.split_at(len);
-                    self.buf = rest;
-                    Field::Bytes(b)
-                })
-            }),
-            _ => None,
-        };
-        Some(field.map(|f| (key >> 3, f)).ok_or(()))
+/// The kind a request body must decode into: the resource's, or the
+/// subresource's own kind.
+fn into_kind(def: &ResourceDef, subresource: Option<&str>, delete: bool) -> TypeMeta {
+    let (api_version, kind) = match subresource {
+        _ if delete => ("meta.k8s.io/v1".to_owned(), "DeleteOptions"),
+        Some("eviction") => ("policy/v1".to_owned(), "Eviction"),
+        Some("binding") => ("v1".to_owned(), "Binding"),
+        Some("scale") => ("autoscaling/v1".to_owned(), "Scale"),
+        _ => (def.api_version(), def.kind),
+    };
+    TypeMeta {
+        api_version,
+        kind: kind.to_owned(),
     }
 }
 
-fn fields(buf: &[u8]) -> Result<Vec<(u64, Field<'_>)>, ApiError> {
-    let mut r = Reader { buf };
-    let mut out = Vec::new();
-    while let Some(f) = r.next() {
-        out.push(f.map_err(|()| bad_request("invalid protobuf body"))?);
+/// apiserver's `summarizeData(body, 30)`: hex of the first 30 bytes.
+fn summarize(body: &[u8]) -> String {
+    if body.is_empty() {
+        return "<empty>".to_owned();
     }
-    Ok(out)
+    let hex: String = body.iter().take(30).map(|b| format!("{b:02x}")).collect();
+    if body.len() > 30 {
+        format!("{hex} ...")
+    } else {
+        hex
+    }
 }
 
-fn string(b: &[u8]) -> Result<String, ApiError> {
-    String::from_utf8(b.to_vec()).map_err(|_| bad_request("invalid UTF-8 in protobuf body"))
-}
-
-fn map_entry(b: &[u8]) -> Result<(String, String), ApiError> {
-    let mut key = String::new();
-    let mut value = String::new();
-    for (n, f) in fields(b)? {
-        match (n, f) {
-            (1, Field::Bytes(k)) => key = string(k)?,
-            (2, Field::Bytes(v)) => value = string(v)?,
-            _ => {}
-        }
-    }
-    Ok((key, value))
-}
-
-/// `ObjectMeta`: the fields a client sets on create.
-fn object_meta(b: &[u8]) -> Result<Value, ApiError> {
-    let mut meta = Map::new();
-    let mut labels = Map::new();
-    let mut annotations = Map::new();
-    let mut finalizers = Vec::new();
-    for (n, f) in fields(b)? {
-        match (n, f) {
-            (1, Field::Bytes(v)) => {
-                meta.insert("name".into(), string(v)?.into());
-            }
-            (2, Field::Bytes(v)) => {
-                meta.insert("generateName".into(), string(v)?.into());
-            }
-            (3, Field::Bytes(v)) => {
-                meta.insert("namespace".into(), string(v)?.into());
-            }
-            (5, Field::Bytes(v)) => {
-                meta.insert("uid".into(), string(v)?.into());
-            }
-            (6, Field::Bytes(v)) => {
-                meta.insert("resourceVersion".into(), string(v)?.into());
-            }
-            (11, Field::Bytes(v)) => {
-                let (k, val) = map_entry(v)?;
-                labels.insert(k, val.into());
-            }
-            (12, Field::Bytes(v)) => {
-                let (k, val) = map_entry(v)?;
-                annotations.insert(k, val.into());
-            }
-            (14, Field::Bytes(v)) => finalizers.push(Value::from(string(v)?)),
-            _ => {}
-        }
-    }
-    if !labels.is_empty() {
-        meta.insert("labels".into(), labels.into());
-    }
-    if !annotations.is_empty() {
-        meta.insert("annotations".into(), annotations.into());
-    }
-    if !finalizers.is_empty() {
-        meta.insert("finalizers".into(), finalizers.into());
-    }
-    Ok(meta.into())
-}
-
-fn namespace(raw: &[u8]) -> Result<Value, ApiError> {
-    let mut out = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {}});
-    for (n, f) in fields(raw)? {
-        match (n, f) {
-            (1, Field::Bytes(m)) => out["metadata"] = object_meta(m)?,
-            (2, Field::Bytes(spec)) => {
-                let mut finalizers = Vec::new();
-                for (n, f) in fields(spec)? {
-                    if let (1, Field::Bytes(v)) = (n, f) {
-                        finalizers.push(Value::from(string(v)?));
-                    }
+/// The JSON form of a protobuf request body for `def` (and `subresource`;
+/// `delete`: a `DeleteOptions` body), or 400 worded as kube-apiserver's
+/// `transformDecodeError` words it.
+pub fn to_json(
+    def: &ResourceDef,
+    subresource: Option<&str>,
+    delete: bool,
+    body: &[u8],
+) -> Result<Vec<u8>, ApiError> {
+    let into = into_kind(def, subresource, delete);
+    match decode_object(body, &into) {
+        Ok((_, value)) => serde_json::to_vec(&value).map_err(super::errors::internal),
+        Err(
+            e @ (DecodeError::Empty
+            | DecodeError::NoPrefix
+            | DecodeError::EmptyBody
+            | DecodeError::Envelope(_)),
+        ) => Err(bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): {e} ({})",
+            into.kind,
+            summarize(body)
+        ))),
+        Err(e) => {
+            let (kind, version) = match &e {
+                DecodeError::NotRegistered { api_version, kind } => {
+                    (kind.clone(), version_of(api_version))
                 }
-                if !finalizers.is_empty() {
-                    out["spec"] = json!({"finalizers": finalizers});
-                }
-            }
-            (_, Field::Varint | Field::Fixed | Field::Bytes(_)) => {}
+                _ => (into.kind.clone(), version_of(&into.api_version)),
+            };
+            Err(bad_request(format!(
+                "{kind} in version {version:?} cannot be handled as a {}: {e}",
+                into.kind
+            )))
         }
     }
-    Ok(out)
 }
 
-/// The JSON form of a protobuf body for `def`, or 415 for kinds this server
-/// cannot decode.
-pub fn to_json(def: &ResourceDef, body: &[u8]) -> Result<Vec<u8>, ApiError> {
-    let unsupported = || unsupported_media_type(super::negotiate::PRODUCED);
-    if !(def.group.is_empty() && def.kind == "Namespace") {
-        return Err(unsupported());
+fn version_of(api_version: &str) -> String {
+    api_version
+        .rsplit_once('/')
+        .map_or(api_version, |(_, v)| v)
+        .to_owned()
+}
+
+/// The answer to a request whose `Accept` header prefers protobuf: `result`
+/// (or its error `Status`) transcoded from JSON, a watch stream framed as
+/// protobuf watch events; JSON when an object has no protobuf form.
+pub async fn answer(result: Result<Response, ApiError>, watch: bool) -> Response {
+    let response = result.unwrap_or_else(IntoResponse::into_response);
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t == "application/json");
+    if !is_json {
+        return response;
     }
-    let envelope = body
-        .strip_prefix(MAGIC)
-        .ok_or_else(|| bad_request("invalid protobuf body: missing the k8s envelope"))?;
-    let mut raw = None;
-    for (n, f) in fields(envelope)? {
-        if let (2, Field::Bytes(b)) = (n, f) {
-            raw = Some(b);
+    if watch && response.status().is_success() {
+        return watch_stream(response);
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    let encoded =
+        serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .and_then(|v| match encode_object(&v) {
+                Ok(pb) => Some(pb),
+                Err(e) => {
+                    tracing::debug!(error = %e, "answering JSON: no protobuf form");
+                    None
+                }
+            });
+    match encoded {
+        Some(pb) => {
+            parts
+                .headers
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROTOBUF));
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, Body::from(pb))
         }
+        None => Response::from_parts(parts, Body::from(bytes)),
     }
-    let value = namespace(raw.unwrap_or_default())?;
-    serde_json::to_vec(&value).map_err(super::errors::internal)
+}
+
+/// A JSON watch stream (one event a line) as protobuf frames.
+fn watch_stream(response: Response) -> Response {
+    use futures_util::StreamExt;
+    let (mut parts, body) = response.into_parts();
+    let frames = body
+        .into_data_stream()
+        .scan(Vec::<u8>::new(), |buf, chunk| {
+            let out = chunk.map(|c| {
+                buf.extend_from_slice(&c);
+                let mut frames = Vec::new();
+                while let Some(end) = buf.iter().position(|b| *b == b'\n') {
+                    let line: Vec<u8> = buf.drain(..=end).collect();
+                    frames.extend(frame(&line));
+                }
+                Bytes::from(frames)
+            });
+            std::future::ready(Some(out))
+        });
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(crate::protobuf::WATCH_MEDIA_TYPE),
+    );
+    Response::from_parts(parts, Body::from_stream(frames))
+}
+
+/// One JSON watch event line as a protobuf frame (nothing if it has none).
+fn frame(line: &[u8]) -> Vec<u8> {
+    let Ok(event) = serde_json::from_slice::<Value>(line) else {
+        return Vec::new();
+    };
+    let ty = event
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let object = event.get("object").unwrap_or(&Value::Null);
+    encode_watch_event(ty, object).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "watch event has no protobuf form");
+        Vec::new()
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn field(n: u8, bytes: &[u8]) -> Vec<u8> {
-        let mut out = vec![(n << 3) | 2, u8::try_from(bytes.len()).expect("short")];
-        out.extend_from_slice(bytes);
-        out
-    }
-
     #[test]
-    fn decodes_what_kubectl_create_namespace_sends() {
-        let label = [field(1, b"team"), field(2, b"a")].concat();
-        let meta = [field(1, b"scratch"), field(11, &label)].concat();
-        let ns = [field(1, &meta), field(2, &[]), field(3, &[])].concat();
-        let type_meta = [field(1, b"v1"), field(2, b"Namespace")].concat();
-        let unknown = [field(1, &type_meta), field(2, &ns)].concat();
-        let body = [MAGIC, &unknown].concat();
-        let def = crate::registry::find("", "v1", "namespaces").expect("namespaces");
-        let json: Value =
-            serde_json::from_slice(&to_json(def, &body).expect("decodes")).expect("json");
-        assert_eq!(json["metadata"]["name"], "scratch");
-        assert_eq!(json["metadata"]["labels"]["team"], "a");
+    fn undecodable_bodies_answer_400_as_kube_apiserver_words_it() {
         let pods = crate::registry::find("", "v1", "pods").expect("pods");
-        assert_eq!(to_json(pods, &body).map_err(|e| e.code()), Err(415));
-        assert_eq!(to_json(def, b"nope").map_err(|e| e.code()), Err(400));
+        let cases: &[(&[u8], &str)] = &[
+            (
+                b"nope",
+                "the object provided is unrecognized (must be of type Pod): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (6e6f7065)",
+            ),
+            (
+                b"",
+                "the object provided is unrecognized (must be of type Pod): empty data (<empty>)",
+            ),
+            (
+                b"k8s\0\x0a\x07\x0a\x02v1\x12\x01P\x12\x01\x0b",
+                "P in version \"v1\" cannot be handled as a Pod: no kind \"P\" is registered for version \"v1\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+            ),
+            (
+                b"k8s\0\x0a\x09\x0a\x02v1\x12\x03Pod\x12\x01\x0b",
+                "Pod in version \"v1\" cannot be handled as a Pod: proto: illegal wireType 3",
+            ),
+        ];
+        for (body, want) in cases {
+            let e = to_json(pods, None, false, body).expect_err("400");
+            assert_eq!(e.code(), 400);
+            assert_eq!(e.reason(), "BadRequest");
+            assert_eq!(e.status.message.as_deref(), Some(*want));
+        }
     }
 }

@@ -137,14 +137,46 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
                 "Request entity too large: limit is 3145728",
                 None,
             )
-        })?;
+        });
     let method = parts.method;
-    let protobuf = matches!(method, Method::POST | Method::PUT)
+    let watch = method == Method::GET
+        && Query::parse(parts.uri.query())
+            .flag("watch")
+            .unwrap_or(false);
+    let result = match body {
+        Ok(body) => {
+            let headers = parts.headers.clone();
+            handle(state, rp, method, parts.uri.query(), headers, body).await
+        }
+        Err(e) => Err(e),
+    };
+    if super::negotiate::prefers_protobuf(&parts.headers) {
+        return Ok(super::protobuf::answer(result, watch).await);
+    }
+    result
+}
+
+/// Resolves the call, decodes a protobuf body and runs the verb's handler.
+async fn handle(
+    state: Arc<State>,
+    rp: ResourcePath,
+    method: Method,
+    query: Option<&str>,
+    headers: axum::http::HeaderMap,
+    body: bytes::Bytes,
+) -> Result<Response, ApiError> {
+    let protobuf = matches!(method, Method::POST | Method::PUT | Method::DELETE)
         && !body.is_empty()
-        && body_is_protobuf(&parts.headers)?;
-    let mut call = resolve_call(state, rp, parts.uri.query(), parts.headers, body)?;
+        && body_is_protobuf(&headers)?;
+    let mut call = resolve_call(state, rp, query, headers, body)?;
     if protobuf {
-        call.body = super::protobuf::to_json(call.def, &call.body)?.into();
+        call.body = super::protobuf::to_json(
+            call.def,
+            call.subresource.as_deref(),
+            method == Method::DELETE,
+            &call.body,
+        )?
+        .into();
     }
     let sub = call.subresource.clone();
     match (sub.as_deref(), call.name.is_some()) {
@@ -186,9 +218,9 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
     }
 }
 
-/// Bodies of creates, updates and subresource posts are JSON (a missing
-/// `Content-Type` is read as JSON) or, for the few kinds
-/// [`super::protobuf`] decodes, protobuf (`Ok(true)`); 415 otherwise.
+/// Bodies of creates, updates, deletes and subresource posts are JSON (a
+/// missing `Content-Type` is read as JSON) or protobuf (`Ok(true)`,
+/// decoded by [`super::protobuf`]); 415 otherwise.
 fn body_is_protobuf(headers: &axum::http::HeaderMap) -> Result<bool, ApiError> {
     let ty = headers
         .get(header::CONTENT_TYPE)
