@@ -125,6 +125,73 @@ kind: LimitRange
 metadata: {name: limits}
 spec:
   limits: [{type: Container, default: {cpu: 500m}}]
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: old}
+spec:
+  replicas: 2
+  selector: {app: old}
+  template:
+    metadata: {labels: {app: old}}
+    spec:
+      containers: [{name: web, image: "nginx:1"}]
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web-1}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web, pod-template-hash: "1"}}
+  template:
+    metadata: {labels: {app: web, pod-template-hash: "1"}}
+    spec:
+      containers: [{name: nginx, image: "nginx:1"}]
+---
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: tmpl}
+template:
+  metadata: {labels: {b: "2", a: "1"}}
+  spec:
+    containers: [{name: one, image: "one:1"}, {name: two, image: "two:2"}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: web}
+subsets:
+- addresses: [{ip: 10.0.0.1}, {ip: 10.0.0.2}]
+  ports: [{port: 8080, protocol: TCP}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-abc}
+addressType: IPv4
+ports: [{name: http, port: 8080, protocol: TCP}]
+endpoints:
+- addresses: [10.0.0.1]
+- addresses: [10.0.0.2]
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec:
+  controller: k8s.io/ingress-nginx
+  parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: external-lb}
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: quota}
+spec:
+  hard: {pods: "10"}
+---
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata:
+  name: db-1
+  ownerReferences:
+  - {apiVersion: apps/v1, kind: StatefulSet, name: db, uid: 00000000-0000-0000-0000-000000000001, controller: true}
+revision: 1
 "#;
 
 /// The rows of kubectl's table output, each cell as printed (kubectl
@@ -340,6 +407,91 @@ async fn kubectl_get_prints_upstream_columns() {
         (
             &["get", "limits"],
             &[&["NAME", "CREATED AT"], &["limits", "<date>"]],
+        ),
+        (
+            &["get", "rc", "old", "-o", "wide"],
+            &[
+                &[
+                    "NAME",
+                    "DESIRED",
+                    "CURRENT",
+                    "READY",
+                    "AGE",
+                    "CONTAINERS",
+                    "IMAGES",
+                    "SELECTOR",
+                ],
+                &["old", "2", "0", "0", "<age>", "web", "nginx:1", "app=old"],
+            ],
+        ),
+        (
+            &["get", "rs", "web-1", "-o", "wide"],
+            &[
+                &[
+                    "NAME",
+                    "DESIRED",
+                    "CURRENT",
+                    "READY",
+                    "AGE",
+                    "CONTAINERS",
+                    "IMAGES",
+                    "SELECTOR",
+                ],
+                &[
+                    "web-1",
+                    "4",
+                    "0",
+                    "0",
+                    "<age>",
+                    "nginx",
+                    "nginx:1",
+                    "app=web,pod-template-hash=1",
+                ],
+            ],
+        ),
+        (
+            &["get", "podtemplates"],
+            &[
+                &["NAME", "CONTAINERS", "IMAGES", "POD LABELS"],
+                &["tmpl", "one,two", "one:1,two:2", "a=1,b=2"],
+            ],
+        ),
+        (
+            &["get", "endpoints", "web"],
+            &[
+                &["NAME", "ENDPOINTS", "AGE"],
+                &["web", "10.0.0.1:8080,10.0.0.2:8080", "<age>"],
+            ],
+        ),
+        (
+            &["get", "endpointslices"],
+            &[
+                &["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"],
+                &["web-abc", "IPv4", "8080", "10.0.0.1,10.0.0.2", "<age>"],
+            ],
+        ),
+        (
+            &["get", "ingressclass"],
+            &[
+                &["NAME", "CONTROLLER", "PARAMETERS", "AGE"],
+                &[
+                    "nginx",
+                    "k8s.io/ingress-nginx",
+                    "IngressParameters.k8s.example.com/external-lb",
+                    "<age>",
+                ],
+            ],
+        ),
+        (
+            &["get", "quota"],
+            &[&["NAME", "REQUEST", "LIMIT", "AGE"], &["quota", "<age>"]],
+        ),
+        (
+            &["get", "controllerrevisions"],
+            &[
+                &["NAME", "CONTROLLER", "REVISION", "AGE"],
+                &["db-1", "statefulset.apps/db", "1", "<age>"],
+            ],
         ),
     ];
     for (args, want) in cases {
