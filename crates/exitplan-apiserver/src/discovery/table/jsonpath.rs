@@ -424,7 +424,7 @@ fn slice_params(text: &str) -> Result<[Param; 3], JsonPathError> {
             }
         } else if i == 1 {
             params[i] = Param {
-                value: params[0].value + 1,
+                value: params[0].value.saturating_add(1),
                 known: true,
                 derived: true,
             };
@@ -867,6 +867,54 @@ mod tests {
                 Err(JsonPathError(want.to_owned())),
                 "{path}"
             );
+        }
+    }
+
+    /// Parsing and finding never panic, whatever the path: every
+    /// sequence of up to four tokens from a hostile alphabet.
+    #[test]
+    fn never_panics() {
+        let tokens = [
+            ".",
+            "..",
+            "a",
+            "*",
+            "[",
+            "]",
+            "[0]",
+            "[-1]",
+            "[9223372036854775807]",
+            "[1:0]",
+            "[:",
+            "[?(",
+            ")",
+            "@",
+            "'",
+            "\"",
+            "\\",
+            "==",
+            "<",
+            "{",
+            "}",
+            ",",
+            " ",
+            "é",
+            "1.5",
+        ];
+        let d = data();
+        let mut frontier = vec![String::new()];
+        let mut paths = Vec::new();
+        for _ in 0..4 {
+            frontier = frontier
+                .iter()
+                .flat_map(|p| tokens.iter().map(move |t| format!("{p}{t}")))
+                .collect();
+            paths.extend(frontier.iter().cloned());
+        }
+        for p in paths {
+            if let Ok(path) = JsonPath::parse(&format!("{{{p}}}")) {
+                let _ = path.find(&d);
+            }
         }
     }
 
