@@ -8,13 +8,12 @@ use std::collections::BTreeSet;
 use jiff::Timestamp;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Container, Event, Namespace, Node};
+use k8s_openapi::api::core::v1::{Event, Namespace, Node};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde_json::{Value, json};
 
-use super::{Column, Printer, Row, created, decode, human_duration, since};
+use super::{Column, Printer, Row, cells, created, decode, human_duration, since};
 use crate::discovery::openapi::describe;
 
 const NODE_INFO: &str = "io.k8s.api.core.v1.NodeSystemInfo";
@@ -243,51 +242,6 @@ fn event_row(e: &Event, now: Timestamp) -> Row {
     ])
 }
 
-/// `metav1.FormatLabelSelector`.
-pub fn format_label_selector(selector: Option<&LabelSelector>) -> String {
-    let Some(s) = selector else {
-        return "<none>".to_owned();
-    };
-    let mut reqs: Vec<(String, String)> = Vec::new();
-    for (k, v) in s.match_labels.iter().flatten() {
-        reqs.push((k.clone(), format!("{k}={v}")));
-    }
-    for e in s.match_expressions.iter().flatten() {
-        let mut values: Vec<String> = e.values.clone().unwrap_or_default();
-        values.sort();
-        values.dedup();
-        let text = match e.operator.as_str() {
-            "In" => format!("{} in ({})", e.key, values.join(",")),
-            "NotIn" => format!("{} notin ({})", e.key, values.join(",")),
-            "Exists" => e.key.clone(),
-            "DoesNotExist" => format!("!{}", e.key),
-            _ => return "<error>".to_owned(),
-        };
-        reqs.push((e.key.clone(), text));
-    }
-    reqs.sort_by(|a, b| a.0.cmp(&b.0));
-    let joined = reqs
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect::<Vec<_>>()
-        .join(",");
-    if joined.is_empty() {
-        "<none>".to_owned()
-    } else {
-        joined
-    }
-}
-
-/// `layoutContainerCells`: names and images, comma-joined.
-fn container_cells(containers: &[Container]) -> (String, String) {
-    let names: Vec<&str> = containers.iter().map(|c| c.name.as_str()).collect();
-    let images: Vec<&str> = containers
-        .iter()
-        .map(|c| c.image.as_deref().unwrap_or_default())
-        .collect();
-    (names.join(","), images.join(","))
-}
-
 /// The Job printer.
 pub const JOB: Printer = Printer {
     columns: || {
@@ -365,13 +319,7 @@ fn job_row(job: &Job, now: Timestamp) -> Row {
     } else {
         "Running"
     };
-    let containers = spec
-        .template
-        .spec
-        .as_ref()
-        .map(|s| s.containers.clone())
-        .unwrap_or_default();
-    let (names, images) = container_cells(&containers);
+    let (names, images) = cells::containers(Some(&spec.template));
     Row::from(vec![
         name_of(&job.metadata),
         json!(state),
@@ -380,7 +328,7 @@ fn job_row(job: &Job, now: Timestamp) -> Row {
         json!(since(created(&job.metadata), now)),
         json!(names),
         json!(images),
-        json!(format_label_selector(spec.selector.as_ref())),
+        json!(cells::label_selector(spec.selector.as_ref())),
     ])
 }
 
