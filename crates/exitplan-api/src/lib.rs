@@ -45,6 +45,7 @@ pub mod keyed_list;
 pub mod lifecycle;
 pub mod meta;
 pub mod nonnegative;
+pub mod openapi;
 pub mod patch;
 pub mod policy;
 pub mod printable;
