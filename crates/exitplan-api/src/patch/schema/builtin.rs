@@ -401,7 +401,9 @@ fn compile_field(raw: &Raw, required: bool, index: &HashMap<&str, usize>) -> Sch
     }
 }
 
-fn list(smp: SmpList, ssa: SsaList, elem: Schema, always_present: bool) -> Schema {
+/// A list; `required` lists are always present (only granular ones care).
+fn list(smp: SmpList, ssa: SsaList, elem: Schema, required: bool) -> Schema {
+    let always_present = required && ssa != SsaList::Atomic;
     Schema::List(Box::new(ListSchema {
         smp,
         ssa,
