@@ -300,7 +300,7 @@ impl<'a> Target<'a> {
             .map_or(CUSTOM_RESOURCE_PATCH_TYPES, TypeSchema::patch_types)
     }
 
-    /// The root schema ([`ANY`] without a schema).
+    /// The root schema ([`Schema::Any`] without a schema).
     pub fn root(&self) -> &'a Schema {
         self.schema.map_or(&ANY, |t| &t.root)
     }
