@@ -31,6 +31,8 @@
 //! * [`batch`] — Job validation and defaulting for failure handling.
 //! * [`policy`] — PodDisruptionBudget validation and the pod eviction
 //!   subresource decision.
+//! * [`openapi`] — the embedded OpenAPI definitions of the served kinds;
+//!   [`patch`] derives each kind's merge behaviour from them.
 
 pub mod absent;
 pub mod batch;
@@ -45,6 +47,7 @@ pub mod keyed_list;
 pub mod lifecycle;
 pub mod meta;
 pub mod nonnegative;
+pub mod openapi;
 pub mod patch;
 pub mod policy;
 pub mod printable;

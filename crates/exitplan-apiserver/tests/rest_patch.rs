@@ -441,3 +441,82 @@ async fn set_element_order_of_known_list_fields() {
     assert_eq!(body["spec"]["containers"][0]["image"], "busybox:2");
     assert_eq!(body["metadata"]["finalizers"][0], "a.example.com/f");
 }
+
+/// The newly served kinds patch with their own merge keys: `kubectl set
+/// image` on a Deployment merges the container by name; server-side apply
+/// keys Service ports on port and protocol, so two managers own the TCP
+/// and UDP entries of one port side by side.
+#[tokio::test(start_paused = true)]
+async fn new_kinds_merge_by_their_keys() {
+    let server = server().await;
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [
+                    {"name": "nginx", "image": "nginx:1.24"},
+                    {"name": "sidecar", "image": "envoy:1"}
+                ]}
+            }
+        }
+    });
+    let (code, _, body) = raw(
+        &server,
+        "POST",
+        "/apis/apps/v1/namespaces/default/deployments",
+        &[("content-type", "application/json")],
+        &deployment.to_string(),
+    )
+    .await;
+    assert_eq!(code, 201, "{body}");
+    let (code, _, body) = raw(
+        &server,
+        "PATCH",
+        "/apis/apps/v1/namespaces/default/deployments/web",
+        &[("content-type", "application/strategic-merge-patch+json")],
+        r#"{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.25"}]}}}}"#,
+    )
+    .await;
+    assert_eq!(code, 200, "{body}");
+    let containers = &body["spec"]["template"]["spec"]["containers"];
+    assert_eq!(containers[0]["image"], "nginx:1.25");
+    assert_eq!(containers[1]["name"], "sidecar");
+
+    for (manager, protocol) in [("a", "TCP"), ("b", "UDP")] {
+        let (code, _, body) = raw(
+            &server,
+            "PATCH",
+            &format!("/api/v1/namespaces/default/services/dns?fieldManager={manager}"),
+            &[("content-type", "application/apply-patch+yaml")],
+            &format!(
+                "apiVersion: v1\nkind: Service\nmetadata: {{name: dns}}\nspec:\n  ports:\n  - {{port: 53, protocol: {protocol}, name: dns-{}}}\n",
+                protocol.to_lowercase()
+            ),
+        )
+        .await;
+        assert!(code == 200 || code == 201, "{manager}: {code} {body}");
+    }
+    let (_, _, body) = raw(
+        &server,
+        "GET",
+        "/api/v1/namespaces/default/services/dns",
+        &[],
+        "",
+    )
+    .await;
+    let ports: Vec<(i64, String)> = body["spec"]["ports"]
+        .as_array()
+        .expect("ports")
+        .iter()
+        .map(|p| {
+            (
+                p["port"].as_i64().unwrap_or_default(),
+                p["protocol"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(ports, [(53, "TCP".to_owned()), (53, "UDP".to_owned())]);
+}

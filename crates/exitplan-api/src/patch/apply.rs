@@ -13,12 +13,12 @@ use serde_json::{Map, Value};
 use super::error::{Cause, PatchError};
 use super::fields::{FieldSet, PathElement, go_json, path_string};
 use super::managed::{self, Entry, Managed, ManagerId, Operation};
-use super::schema::{self, ANY, Schema};
+use super::schema::{self, Schema, Target};
 use super::typed::{
     compare, ensure_named_fields_are_members, merge, remove_items, strip_nulls, to_field_set,
     values_equal,
 };
-use super::{TypeRef, yaml};
+use super::yaml;
 
 /// `DefaultMaxUpdateManagers`.
 const MAX_UPDATE_MANAGERS: usize = 10;
@@ -414,7 +414,7 @@ fn conflict_error(conflicts: &Conflicts) -> PatchError {
 
 /// Server-side apply (see [`super::server_side_apply`]).
 pub fn apply(
-    ty: TypeRef<'_>,
+    ty: Target<'_>,
     live: Option<&Value>,
     applied_bytes: &[u8],
     manager: &str,
@@ -440,15 +440,15 @@ pub fn apply(
             "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply requests",
         ));
     }
-    let ts = schema::lookup(ty);
+    let ts = ty.schema;
     let managed = managed::decode(live.and_then(metadata).and_then(|m| m.get("managedFields")))
         .map_err(|e| PatchError::internal(format!("failed to decode managed fields: {e}")))?;
     let version = match ts {
-        Some(t) => t.version.to_owned(),
+        Some(t) => t.version.clone(),
         None => gvk_version(&applied),
     };
     let ctx = Ctx {
-        root: ts.map_or(&ANY, |t| &t.root),
+        root: ty.root(),
         subresource,
         group: ty.group.to_owned(),
         version,
@@ -541,7 +541,7 @@ fn is_reset(v: Option<&Value>) -> bool {
 
 /// Ownership bookkeeping of a non-apply write (see [`super::record_update`]).
 pub fn record_update(
-    ty: TypeRef<'_>,
+    ty: Target<'_>,
     old: Option<&Value>,
     new: &mut Value,
     manager: &str,
@@ -549,7 +549,7 @@ pub fn record_update(
     now: Timestamp,
 ) {
     let subresource = subresource.filter(|s| !s.is_empty());
-    let ts = schema::lookup(ty);
+    let ts = ty.schema;
     let live_managed = || {
         managed::decode(old.and_then(metadata).and_then(|m| m.get("managedFields")))
             .unwrap_or_default()
@@ -577,11 +577,11 @@ pub fn record_update(
         return;
     }
     let version = match ts {
-        Some(t) => t.version.to_owned(),
+        Some(t) => t.version.clone(),
         None => gvk_version(new),
     };
     let ctx = Ctx {
-        root: ts.map_or(&ANY, |t| &t.root),
+        root: ty.root(),
         subresource,
         group: ty.group.to_owned(),
         version,
@@ -704,10 +704,11 @@ mod tests {
     }
 
     fn ctx() -> Ctx<'static> {
-        let ts = schema::lookup(TypeRef {
+        let ts = Target::builtin(crate::patch::TypeRef {
             group: "",
             kind: "Pod",
         })
+        .schema
         .expect("pods");
         Ctx {
             root: &ts.root,

@@ -10,8 +10,10 @@
 //!   server_side_apply ──────── apply.rs ─────┤ (apiserver fieldmanager chain)
 //!   record_update ──────────── apply.rs ─────┤
 //!                                            ▼
-//!                     schema.rs  one table per served type: list merge keys
-//!                                (SMP) and list/map/struct types (SSA)
+//!                     schema/    per kind, from the OpenAPI definitions
+//!                                (built-in) or a CRD's openAPIV3Schema:
+//!                                list merge keys (SMP) and list/map/struct
+//!                                types (SSA)
 //!   apply.rs ─► typed.rs   merge / compare / to-field-set / remove on values
 //!           ─► fields.rs   field sets and their `fieldsV1` encoding
 //!           ─► managed.rs  `metadata.managedFields` entries and managers
@@ -38,7 +40,11 @@ use serde_json::Value;
 
 pub use error::{Cause, PatchError};
 pub use fields::{FieldSet, PathElement};
-pub use schema::served_version;
+pub use schema::{
+    BUILTIN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES, Fields, ListSchema, Schema, SmpList, SsaList,
+    Target, TypeSchema, served_version,
+};
+pub use strategic::unsupported_media_type_message;
 
 /// The patch formats, by request `Content-Type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +74,8 @@ impl PatchType {
     }
 }
 
-/// Which object schema a strategic merge patch or apply works on.
+/// A built-in kind a strategic merge patch or apply works on (its schema is
+/// looked up: see [`Target::builtin`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TypeRef<'a> {
     /// API group (`""` for core).
@@ -108,27 +115,29 @@ pub fn merge_patch(original: &Value, patch: &[u8]) -> Result<Value, PatchError> 
     merge::apply(original, patch)
 }
 
-/// Applies a strategic merge patch for the type `ty`.
-pub fn strategic_merge_patch(
-    ty: TypeRef<'_>,
+/// Applies a strategic merge patch for the kind `ty` (a [`TypeRef`] of a
+/// built-in kind, or a [`Target`]); a 415 for a custom resource or a kind
+/// without a schema.
+pub fn strategic_merge_patch<'a>(
+    ty: impl Into<Target<'a>>,
     original: &Value,
     patch: &[u8],
 ) -> Result<Value, PatchError> {
-    strategic::apply(ty, original, patch, None)
+    strategic::apply(ty.into(), original, patch, None)
 }
 
 /// [`strategic_merge_patch`] that also knows the kind's Go types (`types`,
 /// starting at the definition `root`), so a `$setElementOrder/<field>`
 /// naming a field the type lacks, or one that is not a list, fails as
 /// upstream's `LookupPatchMetadataForSlice` makes it fail.
-pub fn strategic_merge_patch_typed(
-    ty: TypeRef<'_>,
+pub fn strategic_merge_patch_typed<'a>(
+    ty: impl Into<Target<'a>>,
     original: &Value,
     patch: &[u8],
     types: &dyn GoTypes,
     root: &str,
 ) -> Result<Value, PatchError> {
-    strategic::apply(ty, original, patch, Some((types, root)))
+    strategic::apply(ty.into(), original, patch, Some((types, root)))
 }
 
 /// A field of a Go API type, as strategic merge patch's lookups
@@ -161,23 +170,23 @@ pub trait GoTypes {
 ///
 /// This is an apply to the main resource; see
 /// [`server_side_apply_subresource`] for `/status`.
-pub fn server_side_apply(
-    ty: TypeRef<'_>,
+pub fn server_side_apply<'a>(
+    ty: impl Into<Target<'a>>,
     live: Option<&Value>,
     applied: &[u8],
     manager: &str,
     force: bool,
     now: Timestamp,
 ) -> Result<Value, PatchError> {
-    apply::apply(ty, live, applied, manager, None, force, now)
+    apply::apply(ty.into(), live, applied, manager, None, force, now)
 }
 
 /// [`server_side_apply`] on a subresource (`Some("status")`): the manager's
 /// entry records the subresource and only the subresource's fields are
 /// owned (upstream's reset fields: `/status` ignores `spec`, the main
 /// resource ignores `status`).
-pub fn server_side_apply_subresource(
-    ty: TypeRef<'_>,
+pub fn server_side_apply_subresource<'a>(
+    ty: impl Into<Target<'a>>,
     live: Option<&Value>,
     applied: &[u8],
     manager: &str,
@@ -185,19 +194,19 @@ pub fn server_side_apply_subresource(
     force: bool,
     now: Timestamp,
 ) -> Result<Value, PatchError> {
-    apply::apply(ty, live, applied, manager, subresource, force, now)
+    apply::apply(ty.into(), live, applied, manager, subresource, force, now)
 }
 
 /// Records in `new.metadata.managedFields` that `manager` set the fields that
 /// differ from `old` with a non-apply operation (`Update`), as kube-apiserver
 /// does on every write so later applies see correct ownership.
-pub fn record_update(
-    ty: TypeRef<'_>,
+pub fn record_update<'a>(
+    ty: impl Into<Target<'a>>,
     old: Option<&Value>,
     new: &mut Value,
     manager: &str,
     subresource: Option<&str>,
     now: Timestamp,
 ) {
-    apply::record_update(ty, old, new, manager, subresource, now);
+    apply::record_update(ty.into(), old, new, manager, subresource, now);
 }

@@ -20,8 +20,8 @@ use serde_json::{Map, Value};
 use super::error::PatchError;
 use super::gofmt;
 use super::gojson;
-use super::schema::{self, ANY, Schema, SmpList};
-use super::{GoField, GoTypes, TypeRef};
+use super::schema::{ANY, CUSTOM_RESOURCE_PATCH_TYPES, Schema, SmpList, Target};
+use super::{GoField, GoTypes};
 
 const DIRECTIVE: &str = "$patch";
 const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
@@ -33,9 +33,13 @@ const ERR_BAD_RETAIN_KEYS: &str = "invalid patch format of retainKeys";
 const ERR_BAD_SET_ELEMENT_ORDER: &str = "invalid patch format of setElementOrder list";
 const ERR_NO_LIST_OF_LISTS: &str = "lists of lists are not supported";
 
-/// The accepted patch types of a resource without strategic merge patch
-/// (what kube-apiserver serves for custom resources).
-pub const UNSUPPORTED_SMP: &str = "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
+/// `negotiation.NewUnsupportedMediaTypeError(accepted)`'s message.
+pub fn unsupported_media_type_message(accepted: &[&str]) -> String {
+    format!(
+        "the body of the request was in an unknown format - accepted media types include: {}",
+        accepted.join(", ")
+    )
+}
 
 /// A failure inside the merge, classified as upstream's handler does.
 enum Fail {
@@ -115,19 +119,21 @@ impl<'t> Go<'t> {
     }
 }
 
-/// Applies a strategic merge patch to `original` (an object of type `ty`;
-/// `types`: its Go types and root definition, when known).
+/// Applies a strategic merge patch to `original` (an object of `target`;
+/// `types`: its Go types and root definition, when known). A target
+/// without strategic merge patch (a custom resource, a kind without a
+/// schema) is a 415 listing the accepted types, as upstream answers.
 pub fn apply(
-    ty: TypeRef<'_>,
+    target: Target<'_>,
     original: &Value,
     patch: &[u8],
     types: Option<(&dyn GoTypes, &str)>,
 ) -> Result<Value, PatchError> {
-    let Some(ts) = schema::lookup(ty) else {
+    let Some(ts) = target.schema.filter(|t| t.strategic) else {
         return Err(PatchError::new(
             415,
             "UnsupportedMediaType",
-            UNSUPPORTED_SMP,
+            unsupported_media_type_message(CUSTOM_RESOURCE_PATCH_TYPES),
         ));
     };
     if let Some(e) = gojson::syntax_error(patch) {
@@ -321,17 +327,11 @@ fn apply_retain_keys(original: &mut Map<String, Value>, patch: &mut Map<String, 
 }
 
 /// The strategy and merge key of a list field.
-fn list_meta(field: &Schema) -> (SmpList, &Schema) {
+fn list_meta(field: &Schema) -> (&SmpList, &Schema) {
+    static REPLACE: SmpList = SmpList::Replace;
     match field.list() {
-        Some(l) => (l.smp, &l.elem),
-        None => (SmpList::Replace, &ANY),
-    }
-}
-
-fn merge_key_of(strategy: SmpList) -> &'static str {
-    match strategy {
-        SmpList::MergeKey(k) => k,
-        _ => "",
+        Some(l) => (&l.smp, &l.elem),
+        None => (&REPLACE, &ANY),
     }
 }
 
@@ -369,7 +369,7 @@ fn merge_set_element_order(
         go.slice_lookup(&field_key)?;
         let field = schema.field(&field_key);
         let (strategy, _) = list_meta(field);
-        let merge_key = merge_key_of(strategy);
+        let merge_key = strategy.merge_key();
         validate_set_order(patch_list.as_deref().unwrap_or_default(), &order, merge_key)?;
         let merged = match (&original_list, &patch_list) {
             (Some(o), None) => o.clone(),
@@ -474,12 +474,12 @@ fn merge_slice_handler(
     go_items: Go<'_>,
 ) -> R<Vec<Value>> {
     let (strategy, elem) = list_meta(field);
-    if strategy != SmpList::Replace {
+    if *strategy != SmpList::Replace {
         merge_slice(
             original,
             patch,
             elem,
-            merge_key_of(strategy),
+            strategy.merge_key(),
             is_delete_list,
             go_items,
         )

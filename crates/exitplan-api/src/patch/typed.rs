@@ -68,9 +68,9 @@ fn item_pe(ssa: &SsaList, i: usize, item: &Value) -> Result<PathElement, String>
             };
             let mut fields: Vec<(String, Value)> = Vec::with_capacity(keys.len());
             for (key, default) in keys {
-                match (m.get(*key), default) {
-                    (Some(v), _) => fields.push(((*key).to_owned(), v.clone())),
-                    (None, Some(d)) => fields.push(((*key).to_owned(), d.clone())),
+                match (m.get(&**key), default) {
+                    (Some(v), _) => fields.push((key.to_string(), v.clone())),
+                    (None, Some(d)) => fields.push((key.to_string(), d.clone())),
                     (None, None) => {
                         return Err(format!(
                             "element {i}: associative list with keys has an element that omits key field \"{key}\" (and doesn't have default value)"
@@ -268,7 +268,7 @@ fn walk_compare(
         }
     }
     let own_member = member_node
-        || matches!(schema, Schema::Map(_))
+        || schema.is_map()
         || (granular_list(schema).is_some() && !schema.list().is_some_and(|l| l.always_present));
     if own_member {
         match (lhs, rhs) {

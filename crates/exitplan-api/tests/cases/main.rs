@@ -10,6 +10,7 @@ mod eviction_status;
 mod eviction_subresource;
 mod job_validation;
 mod patch;
+mod patch_schema;
 mod pdb_validation;
 mod pod_annotations;
 mod pod_fixture;

@@ -16,13 +16,8 @@ use super::state::Call;
 use super::update::{Update, update_object};
 use crate::discovery::openapi::{DEFINITIONS, definition_name};
 
-/// The patch media types, in upstream's order.
-pub const PATCH_TYPES: &[&str] = &[
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
-    "application/apply-patch+yaml",
-];
+/// The patch media types of built-in kinds, in upstream's order.
+pub const PATCH_TYPES: &[&str] = patch::BUILTIN_PATCH_TYPES;
 
 /// How often a patch is re-applied when the object changes under it.
 const ATTEMPTS: usize = 5;
@@ -262,4 +257,34 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
         }
     }
     Err(last_err.unwrap_or_else(|| super::errors::internal("patch did not converge")))
+}
+
+#[cfg(test)]
+mod tests {
+    use exitplan_api::patch::Target;
+
+    use super::type_ref;
+    use crate::registry::RESOURCES;
+
+    /// Every served kind has a patch schema derived from the definitions,
+    /// at the served version, with the reset fields its subresources imply
+    /// (the main resource ignores `status` exactly when `/status` is served).
+    #[test]
+    fn every_served_kind_has_a_patch_schema() {
+        for def in RESOURCES {
+            let target = Target::builtin(type_ref(def));
+            let ts = target
+                .schema
+                .unwrap_or_else(|| panic!("{}/{} has no patch schema", def.group, def.kind));
+            assert_eq!(ts.version, def.version, "{}/{}", def.group, def.kind);
+            assert_eq!(
+                ts.status_subresource,
+                def.has_subresource("status"),
+                "{}/{}: status subresource",
+                def.group,
+                def.kind
+            );
+            assert!(ts.strategic, "{}/{}", def.group, def.kind);
+        }
+    }
 }

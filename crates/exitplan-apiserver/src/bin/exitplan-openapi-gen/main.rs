@@ -1,11 +1,11 @@
-//! Regenerates `src/discovery/openapi/definitions.json`: the OpenAPI schemas
+//! Regenerates `crates/exitplan-api/src/openapi/definitions.json`: the OpenAPI schemas
 //! of every served kind, from k8s-openapi's `schemars` implementations, with
 //! the list and map merge strategies k8s-openapi encodes (`DeepMerge`)
 //! written back as `x-kubernetes-*` extensions.
 //!
 //! ```text
 //! cargo run -p exitplan-apiserver --features openapi-gen --bin exitplan-openapi-gen \
-//!     > crates/exitplan-apiserver/src/discovery/openapi/definitions.json
+//!     > crates/exitplan-api/src/openapi/definitions.json
 //! ```
 //!
 //! The feature compiles k8s-openapi's schemas (minutes of build time), so

@@ -16,12 +16,7 @@ pub enum Flavor {
     V3,
 }
 
-const PATCH_TYPES: &[&str] = &[
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
-    "application/apply-patch+yaml",
-];
+const PATCH_TYPES: &[&str] = exitplan_api::patch::BUILTIN_PATCH_TYPES;
 const JSON_TYPES: &[&str] = &["application/json", "application/yaml"];
 const WRITE_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation"];
 const PATCH_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation", "force"];
