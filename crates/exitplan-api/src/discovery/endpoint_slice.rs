@@ -1,0 +1,286 @@
+//! EndpointSlice (`pkg/apis/discovery/validation`,
+//! `pkg/registry/discovery/endpointslice/strategy.go`): address type fixed
+//! after create, addresses of that type, at most 1000 endpoints of at most
+//! 100 addresses, unique port names, known protocols, zone and node hints;
+//! the generation moves when anything but metadata (or the labels) changes.
+
+use std::collections::BTreeSet;
+use std::net::IpAddr;
+
+use k8s_openapi::api::discovery::v1::{Endpoint, EndpointHints, EndpointPort, EndpointSlice};
+
+use crate::core::endpoints::{SUPPORTED_PORT_PROTOCOLS, validate_non_special_ip};
+use crate::core::validation::strings::{invalid_each, validate_dns1123_label};
+use crate::equality::semantic_eq;
+use crate::field::{BadValue, Error, ErrorList, Path};
+use crate::formats;
+use crate::meta::{self, FIELD_IMMUTABLE, NameRule};
+use crate::strategy::{Context, Strategy, next_generation};
+
+const ADDRESS_TYPES: &[&str] = &["FQDN", "IPv4", "IPv6"];
+const MAX_TOPOLOGY_LABELS: usize = 16;
+const MAX_ADDRESSES: usize = 100;
+const MAX_PORTS: usize = 20000;
+const MAX_ENDPOINTS: usize = 1000;
+const MAX_HINTS: usize = 8;
+
+/// `IsFullyQualifiedDomainName`.
+pub fn validate_fqdn(path: &Path, name: &str) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if name.is_empty() {
+        errs.push(Error::required(path, ""));
+        return errs;
+    }
+    let name = name.strip_suffix('.').unwrap_or(name);
+    let msgs = formats::is_dns1123_subdomain(name);
+    if !msgs.is_empty() {
+        errs.push(Error::invalid(path, name, msgs.join(",")));
+        return errs;
+    }
+    if name.split('.').count() < 2 {
+        errs.push(Error::invalid(
+            path,
+            name,
+            "should be a domain with at least two segments separated by dots",
+        ));
+        return errs;
+    }
+    for label in name.split('.') {
+        let msgs = formats::is_dns1123_label(label);
+        if !msgs.is_empty() {
+            errs.push(Error::invalid(path, label, msgs.join(",")));
+            return errs;
+        }
+    }
+    errs
+}
+
+fn validate_address(addr_type: &str, address: &str, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    match addr_type {
+        "IPv4" | "IPv6" => {
+            let parsed = address.parse::<IpAddr>();
+            let ok = match (addr_type, &parsed) {
+                ("IPv4", Ok(IpAddr::V4(_))) => true,
+                ("IPv4", Ok(IpAddr::V6(v6))) => v6.to_ipv4_mapped().is_some(),
+                ("IPv6", Ok(IpAddr::V6(v6))) => v6.to_ipv4_mapped().is_none(),
+                _ => false,
+            };
+            if !ok {
+                errs.push(Error::invalid(
+                    path,
+                    address,
+                    format!("must be a valid {addr_type} address"),
+                ));
+            }
+            errs.append(validate_non_special_ip(address, path));
+        }
+        "FQDN" => errs.append(validate_fqdn(path, address)),
+        _ => {}
+    }
+    errs
+}
+
+fn validate_hints(hints: &EndpointHints, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let zones = hints.for_zones.as_deref().unwrap_or_default();
+    let zones_path = path.child("forZones");
+    if zones.len() > MAX_HINTS {
+        errs.push(Error::too_many(&zones_path, zones.len(), MAX_HINTS));
+        return errs;
+    }
+    let mut seen = BTreeSet::new();
+    for (i, zone) in zones.iter().enumerate() {
+        let p = zones_path.index(i).child("name");
+        if !seen.insert(zone.name.as_str()) {
+            errs.push(Error::duplicate(&p, zone.name.as_str()));
+        }
+        errs.append(invalid_each(
+            &p,
+            &zone.name,
+            formats::is_label_value(&zone.name),
+        ));
+    }
+    let nodes = hints.for_nodes.as_deref().unwrap_or_default();
+    let nodes_path = path.child("forNodes");
+    if nodes.len() > MAX_HINTS {
+        errs.push(Error::too_many(&nodes_path, nodes.len(), MAX_HINTS));
+        return errs;
+    }
+    let mut seen = BTreeSet::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let p = nodes_path.index(i).child("name");
+        if !seen.insert(node.name.as_str()) {
+            errs.push(Error::duplicate(&p, node.name.as_str()));
+        }
+        errs.append(invalid_each(
+            &p,
+            &node.name,
+            formats::is_dns1123_subdomain(&node.name),
+        ));
+    }
+    errs
+}
+
+fn validate_endpoints(endpoints: &[Endpoint], addr_type: &str, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if endpoints.len() > MAX_ENDPOINTS {
+        errs.push(Error::too_many(path, endpoints.len(), MAX_ENDPOINTS));
+        return errs;
+    }
+    for (i, ep) in endpoints.iter().enumerate() {
+        let p = path.index(i);
+        let addr_path = p.child("addresses");
+        if ep.addresses.is_empty() {
+            errs.push(Error::required(
+                &addr_path,
+                "must contain at least 1 address",
+            ));
+        } else if ep.addresses.len() > MAX_ADDRESSES {
+            errs.push(Error::too_many(
+                &addr_path,
+                ep.addresses.len(),
+                MAX_ADDRESSES,
+            ));
+        }
+        for (j, a) in ep.addresses.iter().enumerate() {
+            errs.append(validate_address(addr_type, a, &addr_path.index(j)));
+        }
+        if let Some(node) = &ep.node_name {
+            errs.append(invalid_each(
+                &p.child("nodeName"),
+                node,
+                formats::is_dns1123_subdomain(node),
+            ));
+        }
+        let topo_path = p.child("deprecatedTopology");
+        if let Some(topo) = &ep.deprecated_topology {
+            if topo.len() > MAX_TOPOLOGY_LABELS {
+                errs.push(Error::too_many(&topo_path, topo.len(), MAX_TOPOLOGY_LABELS));
+            }
+            errs.append(meta::validate_labels(topo, &topo_path));
+        }
+        if let Some(h) = &ep.hostname {
+            errs.append(validate_dns1123_label(&p.child("hostname"), h));
+        }
+        if let Some(hints) = &ep.hints {
+            errs.append(validate_hints(hints, &p.child("hints")));
+        }
+    }
+    errs
+}
+
+fn validate_ports(ports: &[EndpointPort], path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if ports.len() > MAX_PORTS {
+        errs.push(Error::too_many(path, ports.len(), MAX_PORTS));
+        return errs;
+    }
+    let mut names = BTreeSet::new();
+    for (i, port) in ports.iter().enumerate() {
+        let p = path.index(i);
+        let name = port.name.as_deref().unwrap_or_default();
+        if !name.is_empty() {
+            errs.append(validate_dns1123_label(&p.child("name"), name));
+        }
+        if !names.insert(name) {
+            errs.push(Error::duplicate(&p.child("name"), name));
+        }
+        match port.protocol.as_deref() {
+            None => errs.push(Error::required(&p.child("protocol"), "")),
+            Some(proto) if !SUPPORTED_PORT_PROTOCOLS.contains(&proto) => {
+                errs.push(Error::not_supported(
+                    &p.child("protocol"),
+                    proto,
+                    SUPPORTED_PORT_PROTOCOLS,
+                ));
+            }
+            Some(_) => {}
+        }
+        if let Some(app) = &port.app_protocol {
+            errs.append(formats::validate_qualified_name(
+                &p.child("appProtocol"),
+                app,
+            ));
+        }
+    }
+    errs
+}
+
+/// `ValidateEndpointSlice`.
+pub fn validate_endpoint_slice(slice: &EndpointSlice) -> ErrorList {
+    let mut errs = meta::validate_object_meta(&slice.metadata, true, NameRule::Subdomain);
+    let addr_type = slice.address_type.as_str();
+    let type_path = Path::new("addressType");
+    if addr_type.is_empty() {
+        errs.push(Error::required(&type_path, ""));
+    } else if !ADDRESS_TYPES.contains(&addr_type) {
+        errs.push(Error::not_supported(&type_path, addr_type, ADDRESS_TYPES));
+    }
+    errs.append(validate_endpoints(
+        slice.endpoints.as_deref().unwrap_or_default(),
+        addr_type,
+        &Path::new("endpoints"),
+    ));
+    errs.append(validate_ports(
+        slice.ports.as_deref().unwrap_or_default(),
+        &Path::new("ports"),
+    ));
+    errs
+}
+
+/// `ValidateEndpointSliceUpdate`: the create rules, `addressType` immutable.
+pub fn validate_endpoint_slice_update(new: &EndpointSlice, old: &EndpointSlice) -> ErrorList {
+    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata);
+    errs.append(validate_endpoint_slice(new));
+    if new.address_type != old.address_type {
+        errs.push(
+            Error::invalid(
+                &Path::new("addressType"),
+                BadValue::Str(new.address_type.clone()),
+                FIELD_IMMUTABLE,
+            )
+            .with_origin("immutable"),
+        );
+    }
+    errs
+}
+
+/// The EndpointSlice registry strategy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EndpointSliceStrategy;
+
+impl Strategy for EndpointSliceStrategy {
+    type Object = EndpointSlice;
+
+    /// Generation 1.
+    fn prepare_for_create(obj: &mut EndpointSlice) {
+        obj.metadata.generation = Some(1);
+    }
+
+    fn validate_create(obj: &EndpointSlice, _ctx: &Context<'_>) -> ErrorList {
+        validate_endpoint_slice(obj)
+    }
+
+    /// Generation bumped when anything but metadata, or the labels, changed.
+    fn prepare_for_update(new: &mut EndpointSlice, old: &EndpointSlice) {
+        let changed = !semantic_eq(&new.address_type, &old.address_type)
+            || !semantic_eq(&new.endpoints, &old.endpoints)
+            || !semantic_eq(&new.ports, &old.ports)
+            || !semantic_eq(&new.metadata.labels, &old.metadata.labels);
+        new.metadata.generation = next_generation(old.metadata.generation, changed);
+    }
+
+    fn validate_update(new: &EndpointSlice, old: &EndpointSlice, _ctx: &Context<'_>) -> ErrorList {
+        validate_endpoint_slice_update(new, old)
+    }
+
+    /// EndpointSlices have no `/status`; a status write is a plain update.
+    fn validate_status_update(
+        new: &EndpointSlice,
+        old: &EndpointSlice,
+        _ctx: &Context<'_>,
+    ) -> ErrorList {
+        validate_endpoint_slice_update(new, old)
+    }
+}
