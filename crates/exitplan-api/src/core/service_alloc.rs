@@ -835,3 +835,386 @@ impl ServiceAllocator {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    use k8s_openapi::api::core::v1::ServicePort;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use proptest::prelude::*;
+
+    fn svc(name: &str, ty: &str, ports: &[(i32, i32)]) -> Service {
+        Service {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("default".into()),
+                ..Default::default()
+            },
+            spec: Some(ServiceSpec {
+                type_: Some(ty.into()),
+                selector: Some(BTreeMap::from([("app".to_owned(), name.to_owned())])),
+                ports: Some(
+                    ports
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (port, node_port))| ServicePort {
+                            name: Some(format!("p{i}")),
+                            port: *port,
+                            node_port: (*node_port != 0).then_some(*node_port),
+                            ..Default::default()
+                        })
+                        .collect(),
+                ),
+                ..Default::default()
+            }),
+            status: None,
+        }
+    }
+
+    fn with_cluster_ip(mut s: Service, ip: &str) -> Service {
+        if let Some(spec) = s.spec.as_mut() {
+            spec.cluster_ip = Some(ip.into());
+        }
+        s
+    }
+
+    fn spec_of(s: &Service) -> ServiceSpec {
+        s.spec.clone().unwrap_or_default()
+    }
+
+    fn node_ports_of(s: &Service) -> Vec<i32> {
+        spec_of(s)
+            .ports
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.node_port.unwrap_or(0))
+            .collect()
+    }
+
+    fn message(e: AllocationError) -> String {
+        match e {
+            AllocationError::Invalid(i) => i.message(),
+            AllocationError::Internal(m) => format!("Internal error occurred: {m}"),
+        }
+    }
+
+    #[test]
+    fn cluster_ip_from_the_dynamic_band_and_family_fields() {
+        let mut alloc = ServiceAllocator::new(ServiceRanges::default());
+        let mut a = svc("a", "", &[(80, 0)]);
+        alloc.allocate_service(&mut a).expect("allocates");
+        let s = spec_of(&a);
+        assert_eq!(s.cluster_ip.as_deref(), Some("10.96.1.1"));
+        assert_eq!(s.cluster_ips, Some(vec!["10.96.1.1".to_owned()]));
+        assert_eq!(s.ip_families, Some(vec!["IPv4".to_owned()]));
+        assert_eq!(s.ip_family_policy.as_deref(), Some("SingleStack"));
+        assert_eq!(s.type_.as_deref(), Some("ClusterIP"));
+        let mut b = svc("b", "", &[(80, 0)]);
+        alloc.allocate_service(&mut b).expect("allocates");
+        assert_eq!(spec_of(&b).cluster_ip.as_deref(), Some("10.96.1.2"));
+        assert!(alloc.is_ip_allocated(Ipv4Addr::new(10, 96, 1, 1)));
+        // A rebuilt allocator sees the same state.
+        let rebuilt = ServiceAllocator::from_services(ServiceRanges::default(), [&a, &b]);
+        assert!(rebuilt.is_ip_allocated(Ipv4Addr::new(10, 96, 1, 2)));
+        assert_eq!(rebuilt.next_ip(), Some(Ipv4Addr::new(10, 96, 1, 3)));
+    }
+
+    #[test]
+    fn requested_cluster_ips() {
+        let mut alloc = ServiceAllocator::new(ServiceRanges::default());
+        let mut a = with_cluster_ip(svc("a", "", &[(80, 0)]), "10.96.0.10");
+        alloc
+            .allocate_service(&mut a)
+            .expect("in the static band and free");
+        assert_eq!(spec_of(&a).cluster_ips, Some(vec!["10.96.0.10".to_owned()]));
+
+        let mut b = with_cluster_ip(svc("b", "", &[(80, 0)]), "10.96.0.10");
+        assert_eq!(
+            message(alloc.allocate_service(&mut b).expect_err("taken")),
+            r#"Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated"#
+        );
+        let mut c = with_cluster_ip(svc("c", "", &[(80, 0)]), "192.168.1.1");
+        assert_eq!(
+            message(alloc.allocate_service(&mut c).expect_err("out of range")),
+            r#"Service "c" is invalid: spec.clusterIPs: Invalid value: ["192.168.1.1"]: failed to allocate IP 192.168.1.1: the provided IP (192.168.1.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12"#
+        );
+        let mut d = with_cluster_ip(svc("d", "", &[(80, 0)]), "10.96.0.0");
+        assert!(
+            message(alloc.allocate_service(&mut d).expect_err("network address"))
+                .contains("is not in the valid range")
+        );
+        let mut v6 = with_cluster_ip(svc("v6", "", &[(80, 0)]), "2001:db8::1");
+        assert_eq!(
+            message(alloc.allocate_service(&mut v6).expect_err("no IPv6")),
+            r#"Service "v6" is invalid: spec.clusterIPs[0]: Invalid value: ["2001:db8::1"]: IPv6 is not configured on this cluster"#
+        );
+        let mut dual = svc("dual", "", &[(80, 0)]);
+        if let Some(s) = dual.spec.as_mut() {
+            s.ip_family_policy = Some("RequireDualStack".into());
+        }
+        assert_eq!(
+            message(alloc.allocate_service(&mut dual).expect_err("single stack")),
+            r#"Service "dual" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services"#
+        );
+        let mut fam6 = svc("fam6", "", &[(80, 0)]);
+        if let Some(s) = fam6.spec.as_mut() {
+            s.ip_families = Some(vec!["IPv6".into()]);
+        }
+        assert_eq!(
+            message(alloc.allocate_service(&mut fam6).expect_err("no IPv6")),
+            r#"Service "fam6" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster"#
+        );
+    }
+
+    #[test]
+    fn headless_external_name_and_full_range() {
+        let mut alloc = ServiceAllocator::new(ServiceRanges {
+            cluster_ip: "192.168.0.0/30".parse().expect("cidr"),
+            node_ports: 30000..=30001,
+        });
+        let mut headless = with_cluster_ip(svc("h", "", &[(80, 0)]), "None");
+        alloc.allocate_service(&mut headless).expect("no IP needed");
+        let s = spec_of(&headless);
+        assert_eq!(s.cluster_ips, Some(vec!["None".to_owned()]));
+        assert_eq!(s.ip_families, Some(vec!["IPv4".to_owned()]));
+        let mut selectorless = with_cluster_ip(svc("sl", "", &[]), "None");
+        if let Some(s) = selectorless.spec.as_mut() {
+            s.selector = None;
+        }
+        alloc
+            .allocate_service(&mut selectorless)
+            .expect("no IP needed");
+        let s = spec_of(&selectorless);
+        assert_eq!(s.ip_family_policy.as_deref(), Some("RequireDualStack"));
+        assert_eq!(
+            s.ip_families,
+            Some(vec!["IPv4".to_owned(), "IPv6".to_owned()])
+        );
+
+        let mut en = svc("en", "ExternalName", &[]);
+        alloc.allocate_service(&mut en).expect("no IP needed");
+        assert_eq!(spec_of(&en).cluster_ips, None);
+        assert_eq!(spec_of(&en).ip_families, None);
+
+        for name in ["a", "b"] {
+            let mut s = svc(name, "", &[(80, 0)]);
+            alloc
+                .allocate_service(&mut s)
+                .expect("two usable addresses");
+        }
+        let mut full = svc("c", "", &[(80, 0)]);
+        assert_eq!(
+            message(alloc.allocate_service(&mut full).expect_err("full")),
+            "Internal error occurred: failed to allocate a serviceIP: range is full"
+        );
+    }
+
+    #[test]
+    fn node_ports() {
+        let mut alloc = ServiceAllocator::new(ServiceRanges::default());
+        let mut a = svc("a", "NodePort", &[(80, 0), (443, 0)]);
+        alloc.allocate_service(&mut a).expect("allocates");
+        assert_eq!(node_ports_of(&a), vec![30086, 30087]);
+        assert_eq!(
+            spec_of(&a).external_traffic_policy.as_deref(),
+            Some("Cluster")
+        );
+
+        let mut b = svc("b", "NodePort", &[(80, 30080)]);
+        alloc.allocate_service(&mut b).expect("requested, free");
+        assert_eq!(node_ports_of(&b), vec![30080]);
+        let mut c = svc("c", "NodePort", &[(80, 30080)]);
+        assert_eq!(
+            message(alloc.allocate_service(&mut c).expect_err("taken")),
+            r#"Service "c" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated"#
+        );
+        let mut d = svc("d", "NodePort", &[(80, 80)]);
+        assert_eq!(
+            message(alloc.allocate_service(&mut d).expect_err("out of range")),
+            r#"Service "d" is invalid: spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-32767"#
+        );
+        // The failed creates took nothing (not even their ClusterIP).
+        let mut e = svc("e", "", &[(80, 0)]);
+        alloc.allocate_service(&mut e).expect("allocates");
+        assert_eq!(spec_of(&e).cluster_ip.as_deref(), Some("10.96.1.3"));
+
+        // TCP and UDP on the same port share one node port.
+        let mut dns = svc("dns", "NodePort", &[(53, 0), (53, 0)]);
+        if let Some(p) = dns.spec.as_mut().and_then(|s| s.ports.as_mut()) {
+            p[1].protocol = Some("UDP".into());
+        }
+        alloc.allocate_service(&mut dns).expect("allocates");
+        assert_eq!(node_ports_of(&dns), vec![30088, 30088]);
+
+        // ClusterIP services get none; LoadBalancers may opt out.
+        let mut plain = svc("plain", "", &[(80, 0)]);
+        alloc.allocate_service(&mut plain).expect("allocates");
+        assert_eq!(node_ports_of(&plain), vec![0]);
+        let mut lb = svc("lb", "LoadBalancer", &[(80, 0)]);
+        if let Some(s) = lb.spec.as_mut() {
+            s.allocate_load_balancer_node_ports = Some(false);
+            s.external_traffic_policy = Some("Local".into());
+        }
+        alloc.allocate_service(&mut lb).expect("allocates");
+        assert_eq!(node_ports_of(&lb), vec![0]);
+        assert_eq!(spec_of(&lb).health_check_node_port, Some(30089));
+    }
+
+    #[test]
+    fn seeded_picks_are_deterministic() {
+        let pick = |seed| {
+            let mut alloc = ServiceAllocator::new(ServiceRanges::default()).with_seed(seed);
+            let mut s = svc("a", "NodePort", &[(80, 0)]);
+            alloc.allocate_service(&mut s).expect("allocates");
+            (spec_of(&s).cluster_ip, node_ports_of(&s))
+        };
+        assert_eq!(pick(7), pick(7));
+        assert_ne!(pick(7), pick(8));
+        assert_ne!(pick(7).0.as_deref(), Some("10.96.1.1"));
+    }
+
+    #[test]
+    fn updates_keep_release_and_allocate() {
+        let mut alloc = ServiceAllocator::new(ServiceRanges::default());
+        let mut np = svc("a", "NodePort", &[(80, 0)]);
+        alloc.allocate_service(&mut np).expect("allocates");
+        let ip = spec_of(&np).cluster_ip;
+
+        // Re-applying the manifest without the allocated values keeps them.
+        let mut again = svc("a", "NodePort", &[(80, 0)]);
+        alloc
+            .allocate_service_update(&mut again, &np)
+            .expect("keeps");
+        assert_eq!(spec_of(&again).cluster_ip, ip);
+        assert_eq!(node_ports_of(&again), node_ports_of(&np));
+
+        // NodePort → ClusterIP frees the node port.
+        let mut cip = svc("a", "ClusterIP", &[(80, 0)]);
+        alloc
+            .allocate_service_update(&mut cip, &np)
+            .expect("updates");
+        assert!(!alloc.is_port_allocated(30086));
+        assert_eq!(spec_of(&cip).cluster_ip, ip);
+
+        // ClusterIP → NodePort with a requested port.
+        let mut np2 = svc("a", "NodePort", &[(80, 30500)]);
+        alloc
+            .allocate_service_update(&mut np2, &cip)
+            .expect("updates");
+        assert!(alloc.is_port_allocated(30500));
+
+        // Changing the requested port frees the old one.
+        let mut np3 = svc("a", "NodePort", &[(80, 30501)]);
+        alloc
+            .allocate_service_update(&mut np3, &np2)
+            .expect("updates");
+        assert!(!alloc.is_port_allocated(30500));
+        assert!(alloc.is_port_allocated(30501));
+
+        // → ExternalName frees the IP and the port; back → a new IP.
+        let mut en = svc("a", "ExternalName", &[]);
+        if let Some(s) = en.spec.as_mut() {
+            s.external_name = Some("example.com".into());
+        }
+        alloc
+            .allocate_service_update(&mut en, &np3)
+            .expect("updates");
+        assert!(!alloc.is_ip_allocated(Ipv4Addr::new(10, 96, 1, 1)));
+        assert!(!alloc.is_port_allocated(30501));
+        let mut back = svc("a", "ClusterIP", &[(80, 0)]);
+        alloc
+            .allocate_service_update(&mut back, &en)
+            .expect("updates");
+        assert_eq!(spec_of(&back).cluster_ip.as_deref(), Some("10.96.1.1"));
+        assert_eq!(spec_of(&back).ip_families, Some(vec!["IPv4".to_owned()]));
+
+        // A port another service holds cannot be taken on update.
+        let mut other = svc("b", "NodePort", &[(80, 30600)]);
+        alloc.allocate_service(&mut other).expect("allocates");
+        let mut grab = svc("a", "NodePort", &[(80, 30600)]);
+        assert_eq!(
+            message(
+                alloc
+                    .allocate_service_update(&mut grab, &back)
+                    .expect_err("taken")
+            ),
+            r#"Service "a" is invalid: spec.ports[0].nodePort: Invalid value: 30600: provided port is already allocated"#
+        );
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Create {
+            ip: Option<u8>,
+            node_port: Option<u16>,
+            node_port_type: bool,
+        },
+        Delete(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => (proptest::option::of(0u8..20), proptest::option::of(29995u16..30030), any::<bool>())
+                .prop_map(|(ip, node_port, node_port_type)| Op::Create { ip, node_port, node_port_type }),
+            1 => (0usize..64).prop_map(Op::Delete),
+        ]
+    }
+
+    proptest! {
+        /// Allocation never hands out an IP or port a live service holds,
+        /// and a rebuilt allocator agrees with the incremental one.
+        #[test]
+        fn never_hands_out_an_allocated_value(ops in proptest::collection::vec(op(), 1..60), seed in proptest::option::of(any::<u64>())) {
+            let ranges = ServiceRanges {
+                cluster_ip: "10.0.0.0/28".parse().expect("cidr"),
+                node_ports: 30000..=30020,
+            };
+            let mut alloc = ServiceAllocator::new(ranges.clone());
+            if let Some(seed) = seed {
+                alloc = alloc.with_seed(seed);
+            }
+            let mut live: Vec<Service> = Vec::new();
+            for (n, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Create { ip, node_port, node_port_type } => {
+                        let ty = if node_port_type { "NodePort" } else { "ClusterIP" };
+                        let np = if node_port_type { node_port.map_or(0, i32::from) } else { 0 };
+                        let mut s = svc(&format!("s{n}"), ty, &[(80, np)]);
+                        if let Some(ip) = ip {
+                            s = with_cluster_ip(s, &format!("10.0.0.{ip}"));
+                        }
+                        if alloc.allocate_service(&mut s).is_ok() {
+                            let spec = spec_of(&s);
+                            let new_ip = spec.cluster_ip.clone();
+                            let new_ports: Vec<i32> = node_ports_of(&s).into_iter().filter(|p| *p != 0).collect();
+                            for other in &live {
+                                let o = spec_of(other);
+                                prop_assert_ne!(&o.cluster_ip, &new_ip);
+                                for p in node_ports_of(other).into_iter().filter(|p| *p != 0) {
+                                    prop_assert!(!new_ports.contains(&p));
+                                }
+                            }
+                            let ip: Ipv4Addr = new_ip.as_deref().unwrap_or_default().parse().expect("an IPv4");
+                            prop_assert!(ranges.cluster_ip.contains_usable(ip));
+                            for p in &new_ports {
+                                prop_assert!(u16::try_from(*p).is_ok_and(|p| ranges.node_ports.contains(&p)));
+                            }
+                            live.push(s);
+                        }
+                    }
+                    Op::Delete(i) => {
+                        if !live.is_empty() {
+                            let s = live.remove(i % live.len());
+                            alloc.release(&s);
+                        }
+                    }
+                }
+                let rebuilt = ServiceAllocator::from_services(ranges.clone(), &live);
+                prop_assert_eq!(&rebuilt.ips, &alloc.ips);
+                prop_assert_eq!(&rebuilt.ports, &alloc.ports);
+            }
+        }
+    }
+}

@@ -44,8 +44,18 @@ fn spec_path() -> Path {
     Path::new("spec")
 }
 
-fn strings_value(v: &[String]) -> BadValue {
-    BadValue::Json(render::strings(v))
+/// `clusterIPs` as Go renders the slice (`null` when unset).
+fn cluster_ips_value(spec: &ServiceSpec) -> BadValue {
+    spec.cluster_ips
+        .as_ref()
+        .map_or(BadValue::Null, |v| BadValue::Json(render::strings(v)))
+}
+
+/// `ipFamilies` as Go renders the slice (`null` when unset).
+fn families_value(spec: &ServiceSpec) -> BadValue {
+    spec.ip_families
+        .as_ref()
+        .map_or(BadValue::Null, |v| BadValue::Json(render::strings(v)))
 }
 
 fn opt_str_value(v: Option<&String>) -> BadValue {
@@ -138,7 +148,7 @@ pub fn validate_cluster_ips_related_fields(spec: &ServiceSpec) -> ErrorList {
             None => errs.push(Error::required(&ips_path, "")),
             Some(first) if first != cluster_ip => errs.push(Error::invalid(
                 &ips_path,
-                strings_value(ips),
+                cluster_ips_value(spec),
                 "first value must match `clusterIP`",
             )),
             Some(_) => {}
@@ -146,7 +156,7 @@ pub fn validate_cluster_ips_related_fields(spec: &ServiceSpec) -> ErrorList {
     } else if !ips.is_empty() {
         errs.push(Error::invalid(
             &ips_path,
-            strings_value(ips),
+            cluster_ips_value(spec),
             "must be empty when `clusterIP` is not specified",
         ));
     }
@@ -177,7 +187,7 @@ pub fn validate_cluster_ips_related_fields(spec: &ServiceSpec) -> ErrorList {
                 invalid_ips = true;
                 errs.push(Error::invalid(
                     &ips_path,
-                    strings_value(ips),
+                    cluster_ips_value(spec),
                     "'None' must be the first and only value",
                 ));
             }
@@ -190,7 +200,7 @@ pub fn validate_cluster_ips_related_fields(spec: &ServiceSpec) -> ErrorList {
     if ips.len() > 2 {
         errs.push(Error::invalid(
             &ips_path,
-            strings_value(ips),
+            cluster_ips_value(spec),
             "may only hold up to 2 values",
         ));
     }
@@ -206,7 +216,7 @@ pub fn validate_cluster_ips_related_fields(spec: &ServiceSpec) -> ErrorList {
         if !dual {
             errs.push(Error::invalid(
                 &ips_path,
-                strings_value(ips),
+                cluster_ips_value(spec),
                 "may specify no more than one IP for each IP family",
             ));
         }
@@ -533,21 +543,21 @@ fn validate_upgrade_downgrade_cluster_ips(old: &ServiceSpec, new: &ServiceSpec) 
     if o.len() == n.len() {
         for (i, (a, b)) in o.iter().zip(n).enumerate() {
             if a != b {
-                errs.push(Error::invalid(&p.index(i), strings_value(n), changed));
+                errs.push(Error::invalid(&p.index(i), cluster_ips_value(new), changed));
             }
         }
     } else if o.len() > n.len() {
         if n.is_empty() {
             errs.push(Error::invalid(
                 &p.index(0),
-                strings_value(n),
+                cluster_ips_value(new),
                 "primary clusterIP can not be unset",
             ));
         }
         if let (Some(a), Some(b)) = (o.first(), n.first())
             && a != b
         {
-            errs.push(Error::invalid(&p.index(0), strings_value(n), changed));
+            errs.push(Error::invalid(&p.index(0), cluster_ips_value(new), changed));
         }
         if n.len() == 1 && new.ip_family_policy.as_deref() != Some(SINGLE_STACK) {
             errs.push(Error::invalid(
@@ -559,7 +569,7 @@ fn validate_upgrade_downgrade_cluster_ips(old: &ServiceSpec, new: &ServiceSpec) 
     } else if let (Some(a), Some(b)) = (o.first(), n.first())
         && a != b
     {
-        errs.push(Error::invalid(&p.index(0), strings_value(n), changed));
+        errs.push(Error::invalid(&p.index(0), cluster_ips_value(new), changed));
     }
     errs
 }
@@ -579,25 +589,21 @@ fn validate_upgrade_downgrade_ip_families(old: &ServiceSpec, new: &ServiceSpec) 
     if o.len() == n.len() {
         for (a, b) in o.iter().zip(n) {
             if a != b {
-                errs.push(Error::invalid(&p0, strings_value(n), changed));
+                errs.push(Error::invalid(&p0, families_value(new), changed));
             }
         }
     } else if o.len() > n.len() {
         if cluster_ips(new).is_empty() {
             errs.push(Error::invalid(
                 &p0,
-                strings_value(n),
+                families_value(new),
                 "primary ipFamily can not be unset",
             ));
         }
         if let (Some(a), Some(b)) = (o.first(), n.first())
             && a != b
         {
-            errs.push(Error::invalid(
-                &p0,
-                strings_value(cluster_ips(new)),
-                changed,
-            ));
+            errs.push(Error::invalid(&p0, cluster_ips_value(new), changed));
         }
         if n.len() == 1 && new.ip_family_policy.as_deref() != Some(SINGLE_STACK) {
             errs.push(Error::invalid(
@@ -609,11 +615,7 @@ fn validate_upgrade_downgrade_ip_families(old: &ServiceSpec, new: &ServiceSpec) 
     } else if let (Some(a), Some(b)) = (o.first(), n.first())
         && a != b
     {
-        errs.push(Error::invalid(
-            &p0,
-            strings_value(cluster_ips(new)),
-            changed,
-        ));
+        errs.push(Error::invalid(&p0, cluster_ips_value(new), changed));
     }
     errs
 }
@@ -706,4 +708,711 @@ pub fn validate_service_status_update(new: &Service, old: &Service) -> ErrorList
         &Path::new("status").child("loadBalancer"),
     ));
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    use k8s_openapi::api::core::v1::{
+        ClientIPConfig, LoadBalancerIngress, ServiceStatus, SessionAffinityConfig,
+    };
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+    /// Upstream's `makeValidService`.
+    fn valid() -> Service {
+        Service {
+            metadata: ObjectMeta {
+                name: Some("valid".into()),
+                namespace: Some("valid".into()),
+                resource_version: Some("1".into()),
+                ..Default::default()
+            },
+            spec: Some(ServiceSpec {
+                selector: Some(BTreeMap::from([("key".to_owned(), "val".to_owned())])),
+                session_affinity: Some("None".into()),
+                type_: Some("ClusterIP".into()),
+                ports: Some(vec![port("p", 8675)]),
+                internal_traffic_policy: Some("Cluster".into()),
+                ..Default::default()
+            }),
+            status: None,
+        }
+    }
+
+    fn port(name: &str, n: i32) -> ServicePort {
+        ServicePort {
+            name: (!name.is_empty()).then(|| name.to_owned()),
+            protocol: Some("TCP".into()),
+            port: n,
+            target_port: Some(IntOrString::Int(n)),
+            ..Default::default()
+        }
+    }
+
+    type Tweak = fn(&mut Service, &mut ServiceSpec);
+
+    fn lb(s: &mut ServiceSpec) {
+        s.type_ = Some("LoadBalancer".into());
+        s.allocate_load_balancer_node_ports = Some(true);
+        s.external_traffic_policy = Some("Cluster".into());
+    }
+
+    fn node_port(s: &mut ServiceSpec) {
+        s.type_ = Some("NodePort".into());
+        s.external_traffic_policy = Some("Cluster".into());
+    }
+
+    fn external_name(s: &mut ServiceSpec) {
+        s.type_ = Some("ExternalName".into());
+        s.external_name = Some("foo.bar.example.com".into());
+        s.internal_traffic_policy = None;
+    }
+
+    fn headless(s: &mut ServiceSpec) {
+        s.cluster_ip = Some("None".into());
+        s.cluster_ips = Some(vec!["None".into()]);
+    }
+
+    /// Upstream's `TestValidateServiceCreate` (the cases this server's users
+    /// hit), with the message kube-apiserver prints; `""` = valid.
+    #[test]
+    fn validate_service_create_table() {
+        let cases: Vec<(&str, Tweak, &str)> = vec![
+            ("valid", |_, _| {}, ""),
+            (
+                "missing namespace",
+                |o, _| o.metadata.namespace = None,
+                "metadata.namespace: Required value",
+            ),
+            (
+                "missing name",
+                |o, _| o.metadata.name = None,
+                "metadata.name: Required value: name or generateName is required",
+            ),
+            (
+                "invalid name",
+                |o, _| o.metadata.name = Some("-123".into()),
+                r#"metadata.name: Invalid value: "-123": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"#,
+            ),
+            (
+                "name starting with a digit",
+                |o, _| o.metadata.name = Some("1abc".into()),
+                r#"metadata.name: Invalid value: "1abc": a DNS-1035 label"#,
+            ),
+            (
+                "too long name",
+                |o, _| o.metadata.name = Some("a".repeat(64)),
+                "must be no more than 63 bytes",
+            ),
+            ("nil selector", |_, s| s.selector = None, ""),
+            (
+                "invalid selector",
+                |_, s| {
+                    s.selector = Some(BTreeMap::from([(
+                        "NoSpecialCharsLike=Equals".to_owned(),
+                        "bar".to_owned(),
+                    )]));
+                },
+                r#"spec.selector: Invalid value: "NoSpecialCharsLike=Equals""#,
+            ),
+            (
+                "missing session affinity",
+                |_, s| s.session_affinity = None,
+                "spec.sessionAffinity: Required value",
+            ),
+            (
+                "invalid session affinity",
+                |_, s| s.session_affinity = Some("Bogus".into()),
+                r#"spec.sessionAffinity: Unsupported value: "Bogus": supported values: "ClientIP", "None""#,
+            ),
+            (
+                "sessionAffinityConfig with affinity None",
+                |_, s| {
+                    s.session_affinity_config = Some(SessionAffinityConfig {
+                        client_ip: Some(ClientIPConfig {
+                            timeout_seconds: Some(90),
+                        }),
+                    });
+                },
+                "spec.sessionAffinityConfig: Forbidden: must not be set when session affinity is None",
+            ),
+            (
+                "ClientIP affinity with timeout 0",
+                |_, s| {
+                    s.session_affinity = Some("ClientIP".into());
+                    s.session_affinity_config = Some(SessionAffinityConfig {
+                        client_ip: Some(ClientIPConfig {
+                            timeout_seconds: Some(0),
+                        }),
+                    });
+                },
+                "spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 0: must be greater than 0 and less than 86400",
+            ),
+            (
+                "ClientIP affinity without config",
+                |_, s| s.session_affinity = Some("ClientIP".into()),
+                "spec.sessionAffinityConfig: Required value: when session affinity type is ClientIP",
+            ),
+            (
+                "missing type",
+                |_, s| s.type_ = None,
+                "spec.type: Required value",
+            ),
+            (
+                "invalid type",
+                |_, s| s.type_ = Some("Bogus".into()),
+                r#"spec.type: Unsupported value: "Bogus": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort""#,
+            ),
+            (
+                "missing ports",
+                |_, s| s.ports = None,
+                "spec.ports: Required value",
+            ),
+            (
+                "missing ports but headless",
+                |_, s| {
+                    s.ports = None;
+                    headless(s);
+                },
+                "",
+            ),
+            (
+                "empty port[0] name",
+                |_, s| s.ports = Some(vec![port("", 80)]),
+                "",
+            ),
+            (
+                "empty port[1] name",
+                |_, s| s.ports = Some(vec![port("p", 80), port("", 81)]),
+                "spec.ports[1].name: Required value",
+            ),
+            (
+                "invalid port name",
+                |_, s| s.ports = Some(vec![port("INVALID", 80)]),
+                r#"spec.ports[0].name: Invalid value: "INVALID": a lowercase RFC 1123 label"#,
+            ),
+            (
+                "dup port name",
+                |_, s| s.ports = Some(vec![port("p", 80), port("p", 81)]),
+                r#"spec.ports[1].name: Duplicate value: "p""#,
+            ),
+            (
+                "missing protocol",
+                |_, s| {
+                    s.ports = Some(vec![ServicePort {
+                        protocol: None,
+                        ..port("p", 80)
+                    }])
+                },
+                "spec.ports[0].protocol: Required value",
+            ),
+            (
+                "invalid protocol",
+                |_, s| {
+                    s.ports = Some(vec![ServicePort {
+                        protocol: Some("INVALID".into()),
+                        ..port("p", 80)
+                    }]);
+                },
+                r#"spec.ports[0].protocol: Unsupported value: "INVALID": supported values: "SCTP", "TCP", "UDP""#,
+            ),
+            (
+                "missing port",
+                |_, s| {
+                    s.ports = Some(vec![ServicePort {
+                        port: 0,
+                        ..port("p", 80)
+                    }])
+                },
+                "spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive",
+            ),
+            (
+                "invalid port",
+                |_, s| {
+                    s.ports = Some(vec![ServicePort {
+                        port: 65536,
+                        ..port("p", 80)
+                    }])
+                },
+                "spec.ports[0].port: Invalid value: 65536: must be between 1 and 65535, inclusive",
+            ),
+            (
+                "invalid target port",
+                |_, s| {
+                    s.ports = Some(vec![ServicePort {
+                        target_port: Some(IntOrString::Int(0)),
+                        ..port("p", 80)
+                    }]);
+                },
+                "spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive",
+            ),
+            (
+                "valid named target port",
+                |_, s| {
+                    s.ports = Some(vec![ServicePort {
+                        target_port: Some(IntOrString::String("http".into())),
+                        ..port("p", 80)
+                    }]);
+                },
+                "",
+            ),
+            (
+                "dup ports",
+                |_, s| s.ports = Some(vec![port("a", 80), port("b", 80)]),
+                r#"spec.ports[1]: Duplicate value: {"Name":"","Protocol":"TCP","AppProtocol":null,"Port":80,"TargetPort":0,"NodePort":0}"#,
+            ),
+            (
+                "same port, different protocols",
+                |_, s| {
+                    s.ports = Some(vec![
+                        port("a", 53),
+                        ServicePort {
+                            protocol: Some("UDP".into()),
+                            ..port("b", 53)
+                        },
+                    ]);
+                },
+                "",
+            ),
+            (
+                "invalid cluster ip",
+                |_, s| {
+                    s.cluster_ip = Some("invalid".into());
+                    s.cluster_ips = Some(vec!["invalid".into()]);
+                },
+                r#"spec.clusterIPs[0]: Invalid value: "invalid": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"#,
+            ),
+            (
+                "clusterIP without clusterIPs",
+                |_, s| s.cluster_ip = Some("10.0.0.1".into()),
+                "spec.clusterIPs: Required value",
+            ),
+            (
+                "clusterIPs not matching clusterIP",
+                |_, s| {
+                    s.cluster_ip = Some("10.0.0.1".into());
+                    s.cluster_ips = Some(vec!["10.0.0.2".into()]);
+                },
+                r#"spec.clusterIPs: Invalid value: ["10.0.0.2"]: first value must match `clusterIP`"#,
+            ),
+            (
+                "clusterIPs without clusterIP",
+                |_, s| s.cluster_ips = Some(vec!["10.0.0.2".into()]),
+                r#"spec.clusterIPs: Invalid value: ["10.0.0.2"]: must be empty when `clusterIP` is not specified"#,
+            ),
+            (
+                "two IPv4 cluster IPs",
+                |_, s| {
+                    s.cluster_ip = Some("10.0.0.1".into());
+                    s.cluster_ips = Some(vec!["10.0.0.1".into(), "10.0.0.2".into()]);
+                },
+                r#"spec.clusterIPs: Invalid value: ["10.0.0.1","10.0.0.2"]: may specify no more than one IP for each IP family"#,
+            ),
+            (
+                "None not alone",
+                |_, s| {
+                    s.cluster_ip = Some("None".into());
+                    s.cluster_ips = Some(vec!["None".into(), "10.0.0.1".into()]);
+                },
+                r#"spec.clusterIPs: Invalid value: ["None","10.0.0.1"]: 'None' must be the first and only value"#,
+            ),
+            (
+                "IPv6 family with an IPv4 cluster IP",
+                |_, s| {
+                    s.cluster_ip = Some("10.0.0.1".into());
+                    s.cluster_ips = Some(vec!["10.0.0.1".into()]);
+                    s.ip_families = Some(vec!["IPv6".into()]);
+                },
+                r#"spec.clusterIPs[0]: Invalid value: "10.0.0.1": expected an IPv6 value as indicated by `ipFamilies[0]`"#,
+            ),
+            (
+                "invalid ip family",
+                |_, s| s.ip_families = Some(vec!["IPv5".into()]),
+                r#"spec.ipFamilies[0]: Unsupported value: "IPv5": supported values: "IPv4", "IPv6""#,
+            ),
+            (
+                "duplicate ip family",
+                |_, s| s.ip_families = Some(vec!["IPv4".into(), "IPv4".into()]),
+                r#"spec.ipFamilies[1]: Duplicate value: "IPv4""#,
+            ),
+            (
+                "invalid ipFamilyPolicy",
+                |_, s| s.ip_family_policy = Some("Bogus".into()),
+                r#"spec.ipFamilyPolicy: Unsupported value: "Bogus": supported values: "PreferDualStack", "RequireDualStack", "SingleStack""#,
+            ),
+            (
+                "invalid publicIPs localhost",
+                |_, s| {
+                    s.external_traffic_policy = Some("Cluster".into());
+                    s.external_ips = Some(vec!["127.0.0.1".into()]);
+                },
+                r#"spec.externalIPs[0]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)"#,
+            ),
+            (
+                "invalid publicIPs unspecified",
+                |_, s| {
+                    s.external_traffic_policy = Some("Cluster".into());
+                    s.external_ips = Some(vec!["0.0.0.0".into()]);
+                },
+                r#"spec.externalIPs[0]: Invalid value: "0.0.0.0": may not be unspecified (0.0.0.0)"#,
+            ),
+            (
+                "externalIPs without externalTrafficPolicy",
+                |_, s| s.external_ips = Some(vec!["1.2.3.4".into()]),
+                "spec.externalTrafficPolicy: Required value",
+            ),
+            (
+                "externalTrafficPolicy on a plain ClusterIP service",
+                |_, s| s.external_traffic_policy = Some("Local".into()),
+                r#"spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services"#,
+            ),
+            (
+                "nodePort on ClusterIP",
+                |_, s| {
+                    s.ports = Some(vec![ServicePort {
+                        node_port: Some(30001),
+                        ..port("p", 80)
+                    }])
+                },
+                "spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'",
+            ),
+            ("valid NodePort", |_, s| node_port(s), ""),
+            (
+                "dup nodePorts",
+                |_, s| {
+                    node_port(s);
+                    s.ports = Some(vec![
+                        ServicePort {
+                            node_port: Some(30001),
+                            ..port("a", 80)
+                        },
+                        ServicePort {
+                            node_port: Some(30001),
+                            ..port("b", 81)
+                        },
+                    ]);
+                },
+                "spec.ports[1].nodePort: Duplicate value: 30001",
+            ),
+            (
+                "NodePort without externalTrafficPolicy",
+                |_, s| s.type_ = Some("NodePort".into()),
+                "spec.externalTrafficPolicy: Required value",
+            ),
+            (
+                "invalid externalTrafficPolicy",
+                |_, s| {
+                    node_port(s);
+                    s.external_traffic_policy = Some("Global".into());
+                },
+                r#"spec.externalTrafficPolicy: Unsupported value: "Global": supported values: "Cluster", "Local""#,
+            ),
+            ("valid LoadBalancer", |_, s| lb(s), ""),
+            (
+                "LoadBalancer without allocateLoadBalancerNodePorts",
+                |_, s| {
+                    lb(s);
+                    s.allocate_load_balancer_node_ports = None;
+                },
+                "allocateLoadBalancerNodePorts: Required value",
+            ),
+            (
+                "allocateLoadBalancerNodePorts on ClusterIP",
+                |_, s| s.allocate_load_balancer_node_ports = Some(false),
+                "spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'",
+            ),
+            (
+                "LoadBalancer cannot be headless",
+                |_, s| {
+                    lb(s);
+                    headless(s);
+                },
+                r#"spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for LoadBalancer services"#,
+            ),
+            (
+                "NodePort cannot be headless",
+                |_, s| {
+                    node_port(s);
+                    headless(s);
+                },
+                r#"spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for NodePort services"#,
+            ),
+            (
+                "LoadBalancer Local without healthCheckNodePort",
+                |_, s| {
+                    lb(s);
+                    s.external_traffic_policy = Some("Local".into());
+                },
+                "spec.healthCheckNodePort: Required value",
+            ),
+            (
+                "valid LoadBalancer Local with healthCheckNodePort",
+                |_, s| {
+                    lb(s);
+                    s.external_traffic_policy = Some("Local".into());
+                    s.health_check_node_port = Some(31100);
+                },
+                "",
+            ),
+            (
+                "healthCheckNodePort on a Cluster LoadBalancer",
+                |_, s| {
+                    lb(s);
+                    s.health_check_node_port = Some(31100);
+                },
+                "spec.healthCheckNodePort: Invalid value: 31100: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+            ),
+            (
+                "source ranges on ClusterIP",
+                |_, s| s.load_balancer_source_ranges = Some(vec!["10.0.0.0/8".into()]),
+                "spec.LoadBalancerSourceRanges: Forbidden: may only be used when `type` is 'LoadBalancer'",
+            ),
+            (
+                "invalid source range",
+                |_, s| {
+                    lb(s);
+                    s.load_balancer_source_ranges = Some(vec!["10.0.0.1".into()]);
+                },
+                r#"spec.LoadBalancerSourceRanges[0]: Invalid value: "10.0.0.1": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"#,
+            ),
+            (
+                "valid space-padded source range",
+                |_, s| {
+                    lb(s);
+                    s.load_balancer_source_ranges = Some(vec![" 10.0.0.0/8 ".into()]);
+                },
+                "",
+            ),
+            (
+                "loadBalancerClass on ClusterIP",
+                |_, s| s.load_balancer_class = Some("acme.io/lb".into()),
+                "spec.loadBalancerClass: Forbidden: may only be used when `type` is 'LoadBalancer'",
+            ),
+            (
+                "valid loadBalancerClass",
+                |_, s| {
+                    lb(s);
+                    s.load_balancer_class = Some("acme.io/lb".into());
+                },
+                "",
+            ),
+            (
+                "missing internalTrafficPolicy",
+                |_, s| s.internal_traffic_policy = None,
+                "spec.internalTrafficPolicy: Required value",
+            ),
+            (
+                "invalid internalTrafficPolicy",
+                |_, s| s.internal_traffic_policy = Some("Bogus".into()),
+                r#"spec.internalTrafficPolicy: Unsupported value: "Bogus": supported values: "Cluster", "Local""#,
+            ),
+            (
+                "invalid trafficDistribution",
+                |_, s| s.traffic_distribution = Some("Bogus".into()),
+                r#"spec.trafficDistribution: Unsupported value: "Bogus": supported values: "PreferClose", "PreferSameNode", "PreferSameZone""#,
+            ),
+            ("valid ExternalName", |_, s| external_name(s), ""),
+            (
+                "valid ExternalName with trailing dot",
+                |_, s| {
+                    external_name(s);
+                    s.external_name = Some("foo.bar.example.com.".into());
+                },
+                "",
+            ),
+            (
+                "ExternalName missing externalName",
+                |_, s| {
+                    external_name(s);
+                    s.external_name = None;
+                },
+                "spec.externalName: Required value",
+            ),
+            (
+                "invalid ExternalName",
+                |_, s| {
+                    external_name(s);
+                    s.external_name = Some("-123.com".into());
+                },
+                r#"spec.externalName: Invalid value: "-123.com""#,
+            ),
+            (
+                "ExternalName with clusterIPs",
+                |_, s| {
+                    external_name(s);
+                    s.cluster_ip = Some("10.0.0.1".into());
+                    s.cluster_ips = Some(vec!["10.0.0.1".into()]);
+                },
+                "spec.clusterIPs: Forbidden: may not be set for ExternalName services",
+            ),
+            (
+                "ExternalName with ipFamilyPolicy",
+                |_, s| {
+                    external_name(s);
+                    s.ip_family_policy = Some("SingleStack".into());
+                },
+                "spec.ipFamilyPolicy: Forbidden: may not be set for ExternalName services",
+            ),
+            (
+                "topology annotations disagree",
+                |o, _| {
+                    o.metadata.annotations = Some(BTreeMap::from([
+                        (
+                            "service.kubernetes.io/topology-mode".to_owned(),
+                            "Auto".to_owned(),
+                        ),
+                        (
+                            "service.kubernetes.io/topology-aware-hints".to_owned(),
+                            "Disabled".to_owned(),
+                        ),
+                    ]));
+                },
+                r#"metadata.annotations[service.kubernetes.io/topology-mode]: Invalid value: "Auto": must match annotations[service.kubernetes.io/topology-aware-hints] when both are specified"#,
+            ),
+        ];
+        for (name, tweak, want) in cases {
+            let mut svc = valid();
+            let mut spec = svc.spec.take().expect("spec");
+            tweak(&mut svc, &mut spec);
+            svc.spec = Some(spec);
+            let got = validate_service(&svc).to_string();
+            if want.is_empty() {
+                assert_eq!(got, "", "{name}");
+            } else {
+                assert!(got.contains(want), "{name}:\n got {got}\nwant {want}");
+            }
+        }
+    }
+
+    fn with_ip(ip: &str) -> Service {
+        let mut s = valid();
+        if let Some(spec) = s.spec.as_mut() {
+            spec.cluster_ip = Some(ip.into());
+            spec.cluster_ips = Some(vec![ip.into()]);
+            spec.ip_families = Some(vec!["IPv4".into()]);
+            spec.ip_family_policy = Some("SingleStack".into());
+        }
+        s
+    }
+
+    /// Upstream's `TestValidateServiceUpdate` cases for the fields fixed after create.
+    #[test]
+    fn validate_service_update_table() {
+        let old = with_ip("10.0.0.1");
+        assert_eq!(validate_service_update(&old.clone(), &old).to_string(), "");
+
+        let changed = with_ip("10.0.0.2");
+        assert_eq!(
+            validate_service_update(&changed, &old).to_string(),
+            r#"spec.clusterIPs[0]: Invalid value: ["10.0.0.2"]: may not change once set"#
+        );
+
+        let mut lb_old = with_ip("10.0.0.1");
+        let mut lb_new = lb_old.clone();
+        if let (Some(o), Some(n)) = (lb_old.spec.as_mut(), lb_new.spec.as_mut()) {
+            lb(o);
+            lb(n);
+            o.load_balancer_class = Some("a.io/one".into());
+            n.load_balancer_class = Some("a.io/two".into());
+        }
+        assert_eq!(
+            validate_service_update(&lb_new, &lb_old).to_string(),
+            r#"spec.loadBalancerClass: Invalid value: "a.io/two": may not change once set"#
+        );
+
+        let mut hc_old = with_ip("10.0.0.1");
+        if let Some(o) = hc_old.spec.as_mut() {
+            lb(o);
+            o.external_traffic_policy = Some("Local".into());
+            o.health_check_node_port = Some(31000);
+        }
+        let mut hc_new = hc_old.clone();
+        if let Some(n) = hc_new.spec.as_mut() {
+            n.health_check_node_port = Some(31001);
+        }
+        assert_eq!(
+            validate_service_update(&hc_new, &hc_old).to_string(),
+            "spec.healthCheckNodePort: Forbidden: field is immutable"
+        );
+
+        // ExternalName → ClusterIP: the new clusterIP is not a change.
+        let mut en = valid();
+        if let Some(s) = en.spec.as_mut() {
+            external_name(s);
+        }
+        assert_eq!(validate_service_update(&old, &en).to_string(), "");
+
+        // Releasing the primary cluster IP.
+        let mut cleared = old.clone();
+        if let Some(s) = cleared.spec.as_mut() {
+            s.cluster_ip = None;
+            s.cluster_ips = None;
+        }
+        assert!(
+            validate_service_update(&cleared, &old)
+                .to_string()
+                .contains(
+                    "spec.clusterIPs[0]: Invalid value: null: primary clusterIP can not be unset"
+                ),
+            "{}",
+            validate_service_update(&cleared, &old)
+        );
+    }
+
+    /// `ValidateServiceStatusUpdate` / `ValidateLoadBalancerStatus`.
+    #[test]
+    fn validate_status() {
+        let old = with_ip("10.0.0.1");
+        let status = |ip: &str, mode: Option<&str>, host: &str| ServiceStatus {
+            load_balancer: Some(LoadBalancerStatus {
+                ingress: Some(vec![LoadBalancerIngress {
+                    ip: (!ip.is_empty()).then(|| ip.to_owned()),
+                    ip_mode: mode.map(str::to_owned),
+                    hostname: (!host.is_empty()).then(|| host.to_owned()),
+                    ports: None,
+                }]),
+            }),
+            conditions: None,
+        };
+        let mut new = old.clone();
+        new.status = Some(status("1.2.3.4", Some("VIP"), ""));
+        assert_eq!(
+            validate_service_status_update(&new, &old).to_string(),
+            "status.loadBalancer.ingress: Forbidden: may only be used when `spec.type` is 'LoadBalancer'"
+        );
+        let mut lb_old = old.clone();
+        if let Some(s) = lb_old.spec.as_mut() {
+            lb(s);
+        }
+        let mut cases = vec![
+            (status("1.2.3.4", Some("VIP"), ""), ""),
+            (
+                status("1.2.3.4", None, ""),
+                "status.loadBalancer.ingress[0].ipMode: Required value: must be specified when `ip` is set",
+            ),
+            (
+                status("", Some("VIP"), "lb.example.com"),
+                "status.loadBalancer.ingress[0].ipMode: Forbidden: may not be specified when `ip` is not set",
+            ),
+            (
+                status("1.2.3.4", Some("Bogus"), ""),
+                r#"status.loadBalancer.ingress[0].ipMode: Unsupported value: "Bogus": supported values: "Proxy", "VIP""#,
+            ),
+            (
+                status("", None, "1.2.3.4"),
+                r#"status.loadBalancer.ingress[0].hostname: Invalid value: "1.2.3.4": must be a DNS name, not an IP address"#,
+            ),
+        ];
+        for (st, want) in cases.drain(..) {
+            let mut new = lb_old.clone();
+            new.status = Some(st);
+            assert_eq!(
+                validate_service_status_update(&new, &lb_old).to_string(),
+                want
+            );
+        }
+    }
 }
