@@ -1218,3 +1218,77 @@ mod tests {
         }
     }
 }
+
+/// The whole write path the API server runs: allocation, then the strategy.
+#[cfg(test)]
+mod admission_tests {
+    use super::*;
+    use crate::absent::Absent;
+    use crate::core::service::ServiceStrategy;
+    use crate::strategy::{Context, admit_create, admit_update};
+
+    fn parse(yaml: &str) -> Service {
+        serde_saphyr::from_str(yaml).expect("a Service")
+    }
+
+    fn ctx(absent: &Absent) -> Context<'_> {
+        Context {
+            now: "2026-01-01T00:00:00Z".parse().expect("time"),
+            absent,
+        }
+    }
+
+    const MANIFESTS: &[&str] = &[
+        "metadata: {name: web, namespace: default}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}",
+        "metadata: {name: np, namespace: default}\nspec: {type: NodePort, selector: {app: web}, ports: [{name: http, port: 80}, {name: https, port: 443, nodePort: 30443}]}",
+        "metadata: {name: lb, namespace: default}\nspec: {type: LoadBalancer, externalTrafficPolicy: Local, selector: {app: web}, ports: [{port: 80}]}",
+        "metadata: {name: db, namespace: default}\nspec: {clusterIP: None, selector: {app: db}, ports: [{port: 5432}]}",
+        "metadata: {name: ext, namespace: default}\nspec: {clusterIP: None}",
+        "metadata: {name: alias, namespace: default}\nspec: {type: ExternalName, externalName: db.example.com}",
+        "metadata: {name: fixed, namespace: default}\nspec: {clusterIP: 10.96.0.10, ports: [{port: 53, protocol: UDP, name: dns}, {port: 53, name: dns-tcp}]}",
+    ];
+
+    #[test]
+    fn allocated_services_pass_validation_and_reapply_cleanly() {
+        let absent = Absent::default();
+        let mut alloc = ServiceAllocator::new(ServiceRanges::default());
+        for manifest in MANIFESTS {
+            let mut svc = parse(manifest);
+            alloc.allocate_service(&mut svc).expect("allocates");
+            admit_create::<ServiceStrategy>(&mut svc, &ctx(&absent))
+                .unwrap_or_else(|e| panic!("{manifest}: {e}"));
+            svc.metadata.resource_version = Some("1".into());
+            // `kubectl apply` of the same manifest again.
+            let mut again = parse(manifest);
+            again.metadata.resource_version = Some("1".into());
+            alloc
+                .allocate_service_update(&mut again, &svc)
+                .unwrap_or_else(|e| panic!("{manifest}: {e}"));
+            admit_update::<ServiceStrategy>(&mut again, &svc, &ctx(&absent))
+                .unwrap_or_else(|e| panic!("{manifest}: {e}"));
+            assert_eq!(again.spec, svc.spec, "{manifest}");
+        }
+    }
+
+    #[test]
+    fn type_change_to_cluster_ip_drops_node_ports() {
+        let absent = Absent::default();
+        let mut alloc = ServiceAllocator::new(ServiceRanges::default());
+        let mut svc = parse(MANIFESTS[1]);
+        alloc.allocate_service(&mut svc).expect("allocates");
+        admit_create::<ServiceStrategy>(&mut svc, &ctx(&absent)).expect("valid");
+        svc.metadata.resource_version = Some("1".into());
+        let mut new = svc.clone();
+        if let Some(s) = new.spec.as_mut() {
+            s.type_ = Some("ClusterIP".into());
+        }
+        alloc
+            .allocate_service_update(&mut new, &svc)
+            .expect("updates");
+        admit_update::<ServiceStrategy>(&mut new, &svc, &ctx(&absent)).expect("valid");
+        let spec = new.spec.expect("spec");
+        assert!(spec.ports.iter().flatten().all(|p| p.node_port.is_none()));
+        assert_eq!(spec.external_traffic_policy, None);
+        assert!(!alloc.is_port_allocated(30443));
+    }
+}

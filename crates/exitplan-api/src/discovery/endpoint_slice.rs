@@ -284,3 +284,243 @@ impl Strategy for EndpointSliceStrategy {
         validate_endpoint_slice_update(new, old)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    use k8s_openapi::api::discovery::v1::{ForNode, ForZone};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn slice(addr_type: &str, endpoints: Vec<Endpoint>, ports: Vec<EndpointPort>) -> EndpointSlice {
+        EndpointSlice {
+            metadata: ObjectMeta {
+                name: Some("hello".into()),
+                namespace: Some("world".into()),
+                resource_version: Some("1".into()),
+                ..Default::default()
+            },
+            address_type: addr_type.into(),
+            endpoints: Some(endpoints),
+            ports: Some(ports),
+        }
+    }
+
+    fn ep(addresses: &[&str]) -> Endpoint {
+        Endpoint {
+            addresses: addresses.iter().map(|a| (*a).to_owned()).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn port(name: &str, protocol: Option<&str>) -> EndpointPort {
+        EndpointPort {
+            name: Some(name.into()),
+            protocol: protocol.map(str::to_owned),
+            port: Some(80),
+            app_protocol: None,
+        }
+    }
+
+    /// Upstream's `TestValidateEndpointSlice`, with kube-apiserver's messages.
+    #[test]
+    fn validate_endpoint_slice_table() {
+        let tcp = Some("TCP");
+        let cases: Vec<(&str, EndpointSlice, &str)> = vec![
+            (
+                "good-slice",
+                slice("IPv4", vec![ep(&["10.1.2.3"])], vec![port("http", tcp)]),
+                "",
+            ),
+            (
+                "fqdn-cname",
+                slice(
+                    "FQDN",
+                    vec![ep(&["foo.example.com", "example.com."])],
+                    vec![],
+                ),
+                "",
+            ),
+            (
+                "all-protocols",
+                slice(
+                    "IPv4",
+                    vec![ep(&["10.1.2.3"])],
+                    vec![
+                        port("a", tcp),
+                        port("b", Some("UDP")),
+                        port("c", Some("SCTP")),
+                    ],
+                ),
+                "",
+            ),
+            (
+                "empty-port-name",
+                slice("IPv6", vec![ep(&["2001:db8::1"])], vec![port("", tcp)]),
+                "",
+            ),
+            (
+                "empty-ports-and-endpoints",
+                slice("IPv4", vec![], vec![]),
+                "",
+            ),
+            (
+                "duplicate-port-name",
+                slice(
+                    "IPv4",
+                    vec![],
+                    vec![port("http", tcp), port("http", Some("UDP"))],
+                ),
+                r#"ports[1].name: Duplicate value: "http""#,
+            ),
+            (
+                "bad-port-name-caps",
+                slice("IPv4", vec![], vec![port("aCapital", tcp)]),
+                r#"ports[0].name: Invalid value: "aCapital""#,
+            ),
+            (
+                "invalid-port-protocol",
+                slice("IPv4", vec![], vec![port("http", Some("foo"))]),
+                r#"ports[0].protocol: Unsupported value: "foo": supported values: "SCTP", "TCP", "UDP""#,
+            ),
+            (
+                "missing-port-protocol",
+                slice("IPv4", vec![], vec![port("http", None)]),
+                "ports[0].protocol: Required value",
+            ),
+            (
+                "too-many-endpoints",
+                slice(
+                    "IPv4",
+                    (0..1001).map(|_| ep(&["10.1.2.3"])).collect(),
+                    vec![],
+                ),
+                "endpoints: Too many: 1001: must have at most 1000 items",
+            ),
+            (
+                "no-endpoint-addresses",
+                slice("IPv4", vec![ep(&[])], vec![]),
+                "endpoints[0].addresses: Required value: must contain at least 1 address",
+            ),
+            (
+                "too-many-addresses",
+                slice("IPv4", vec![ep(&["10.1.2.3"; 101])], vec![]),
+                "endpoints[0].addresses: Too many: 101: must have at most 100 items",
+            ),
+            (
+                "bad-ipv4",
+                slice("IPv4", vec![ep(&["2001:db8::1"])], vec![]),
+                r#"endpoints[0].addresses[0]: Invalid value: "2001:db8::1": must be a valid IPv4 address"#,
+            ),
+            (
+                "bad-ipv6",
+                slice("IPv6", vec![ep(&["10.1.2.3"])], vec![]),
+                r#"endpoints[0].addresses[0]: Invalid value: "10.1.2.3": must be a valid IPv6 address"#,
+            ),
+            (
+                "special-ip",
+                slice("IPv4", vec![ep(&["127.0.0.1"])], vec![]),
+                r#"endpoints[0].addresses[0]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)"#,
+            ),
+            (
+                "bad-fqdn",
+                slice("FQDN", vec![ep(&["foo.*", "single"])], vec![]),
+                r#"endpoints[0].addresses[1]: Invalid value: "single": should be a domain with at least two segments separated by dots"#,
+            ),
+            (
+                "bad-hostname",
+                slice(
+                    "IPv4",
+                    vec![Endpoint {
+                        hostname: Some("--INVALID".into()),
+                        ..ep(&["10.1.2.3"])
+                    }],
+                    vec![],
+                ),
+                r#"endpoints[0].hostname: Invalid value: "--INVALID""#,
+            ),
+            (
+                "bad-topology-key",
+                slice(
+                    "IPv4",
+                    vec![Endpoint {
+                        deprecated_topology: Some(BTreeMap::from([(
+                            "--INVALID".to_owned(),
+                            "x".to_owned(),
+                        )])),
+                        ..ep(&["10.1.2.3"])
+                    }],
+                    vec![],
+                ),
+                r#"endpoints[0].deprecatedTopology: Invalid value: "--INVALID""#,
+            ),
+            (
+                "duplicate-zone-hint",
+                slice(
+                    "IPv4",
+                    vec![Endpoint {
+                        hints: Some(EndpointHints {
+                            for_zones: Some(vec![
+                                ForZone {
+                                    name: "zone-a".into(),
+                                },
+                                ForZone {
+                                    name: "zone-a".into(),
+                                },
+                            ]),
+                            for_nodes: Some(vec![ForNode {
+                                name: "Node_1".into(),
+                            }]),
+                        }),
+                        ..ep(&["10.1.2.3"])
+                    }],
+                    vec![],
+                ),
+                r#"[endpoints[0].hints.forZones[1].name: Duplicate value: "zone-a", endpoints[0].hints.forNodes[0].name: Invalid value: "Node_1""#,
+            ),
+            (
+                "bad-addressType",
+                slice("IP", vec![], vec![]),
+                r#"addressType: Unsupported value: "IP": supported values: "FQDN", "IPv4", "IPv6""#,
+            ),
+            (
+                "empty-addressType",
+                slice("", vec![], vec![]),
+                "addressType: Required value",
+            ),
+        ];
+        for (name, obj, want) in cases {
+            let got = validate_endpoint_slice(&obj).to_string();
+            if want.is_empty() {
+                assert_eq!(got, "", "{name}");
+            } else {
+                assert!(got.contains(want), "{name}:\n got {got}\nwant {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn update_keeps_address_type_and_bumps_generation() {
+        let mut old = slice("IPv4", vec![ep(&["10.1.2.3"])], vec![]);
+        old.metadata.generation = Some(1);
+        let mut new = old.clone();
+        new.address_type = "IPv6".into();
+        new.endpoints = Some(vec![ep(&["2001:db8::1"])]);
+        assert_eq!(
+            validate_endpoint_slice_update(&new, &old).to_string(),
+            r#"addressType: Invalid value: "IPv6": field is immutable"#
+        );
+        let mut same = old.clone();
+        EndpointSliceStrategy::prepare_for_update(&mut same, &old);
+        assert_eq!(same.metadata.generation, Some(1));
+        let mut relabelled = old.clone();
+        relabelled.metadata.labels = Some(BTreeMap::from([("a".to_owned(), "b".to_owned())]));
+        EndpointSliceStrategy::prepare_for_update(&mut relabelled, &old);
+        assert_eq!(relabelled.metadata.generation, Some(2));
+        let mut annotated = old.clone();
+        annotated.metadata.annotations = Some(BTreeMap::from([("a".to_owned(), "b".to_owned())]));
+        EndpointSliceStrategy::prepare_for_update(&mut annotated, &old);
+        assert_eq!(annotated.metadata.generation, Some(1));
+    }
+}
