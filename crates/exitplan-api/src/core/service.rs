@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{
-    ClientIPConfig, Service, ServiceSpec, ServiceStatus, SessionAffinityConfig,
+    ClientIPConfig, LoadBalancerStatus, Service, ServiceSpec, ServiceStatus, SessionAffinityConfig,
 };
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
@@ -355,7 +355,7 @@ pub fn drop_type_dependent_fields(new: &mut Service, old: &Service) {
     if service_type(new_spec) != TYPE_LOAD_BALANCER
         && let Some(status) = new.status.as_mut()
     {
-        status.load_balancer = None;
+        status.load_balancer = Some(LoadBalancerStatus::default());
     }
 }
 
@@ -374,7 +374,11 @@ impl Strategy for ServiceStrategy {
     /// Status cleared; `clusterIPs` follows a lone `clusterIP` (a no-op
     /// when the allocator already ran).
     fn prepare_for_create(obj: &mut Service) {
-        obj.status = Some(ServiceStatus::default());
+        // Go always writes the (non-pointer) `loadBalancer` struct: `status: {loadBalancer: {}}`.
+        obj.status = Some(ServiceStatus {
+            load_balancer: Some(LoadBalancerStatus::default()),
+            ..ServiceStatus::default()
+        });
         normalize_cluster_ips(obj, None);
     }
 

@@ -1257,6 +1257,11 @@ mod admission_tests {
             alloc.allocate_service(&mut svc).expect("allocates");
             admit_create::<ServiceStrategy>(&mut svc, &ctx(&absent))
                 .unwrap_or_else(|e| panic!("{manifest}: {e}"));
+            assert_eq!(
+                serde_json::to_value(&svc.status).expect("json"),
+                serde_json::json!({"loadBalancer": {}}),
+                "{manifest}"
+            );
             svc.metadata.resource_version = Some("1".into());
             // `kubectl apply` of the same manifest again.
             let mut again = parse(manifest);
