@@ -246,6 +246,51 @@ pub fn validate_endpoint_slice_update(new: &EndpointSlice, old: &EndpointSlice) 
     errs
 }
 
+/// `SetDefaults_EndpointPort` (discovery/v1): name `""`, protocol `TCP`.
+pub fn default_endpoint_slice(slice: &mut EndpointSlice) {
+    for port in slice.ports.iter_mut().flatten() {
+        if port.name.is_none() {
+            port.name = Some(String::new());
+        }
+        if port.protocol.is_none() {
+            port.protocol = Some("TCP".to_owned());
+        }
+    }
+}
+
+/// The label a v1beta1 client stored the node name under in `topology`.
+const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
+
+/// `dropTopologyOnV1`: a v1 write never stores `deprecatedTopology`; when
+/// the endpoints changed, a node name the old slice recorded there moves to
+/// `nodeName` (if that is unset and the name is valid).
+fn drop_topology_on_v1(new: &mut EndpointSlice, old: Option<&EndpointSlice>) {
+    if let Some(old) = old
+        && semantic_eq(&new.endpoints, &old.endpoints)
+    {
+        return;
+    }
+    let prev: BTreeSet<String> = old
+        .and_then(|o| o.endpoints.as_ref())
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.deprecated_topology.as_ref()?.get(LABEL_HOSTNAME).cloned())
+        .collect();
+    for ep in new.endpoints.iter_mut().flatten() {
+        if let Some(name) = ep
+            .deprecated_topology
+            .as_ref()
+            .and_then(|t| t.get(LABEL_HOSTNAME))
+            .filter(|n| ep.node_name.is_none() && prev.contains(*n))
+            .filter(|n| formats::is_dns1123_subdomain(n).is_empty())
+            .cloned()
+        {
+            ep.node_name = Some(name);
+        }
+        ep.deprecated_topology = None;
+    }
+}
+
 /// The EndpointSlice registry strategy.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EndpointSliceStrategy;
@@ -253,9 +298,14 @@ pub struct EndpointSliceStrategy;
 impl Strategy for EndpointSliceStrategy {
     type Object = EndpointSlice;
 
-    /// Generation 1.
+    fn default(obj: &mut EndpointSlice) {
+        default_endpoint_slice(obj);
+    }
+
+    /// Generation 1; `deprecatedTopology` dropped (v1 writes).
     fn prepare_for_create(obj: &mut EndpointSlice) {
         obj.metadata.generation = Some(1);
+        drop_topology_on_v1(obj, None);
     }
 
     fn validate_create(obj: &EndpointSlice, _ctx: &Context<'_>) -> ErrorList {
@@ -269,6 +319,7 @@ impl Strategy for EndpointSliceStrategy {
             || !semantic_eq(&new.ports, &old.ports)
             || !semantic_eq(&new.metadata.labels, &old.metadata.labels);
         new.metadata.generation = next_generation(old.metadata.generation, changed);
+        drop_topology_on_v1(new, Some(old));
     }
 
     fn validate_update(new: &EndpointSlice, old: &EndpointSlice, _ctx: &Context<'_>) -> ErrorList {
@@ -498,6 +549,56 @@ mod tests {
                 assert!(got.contains(want), "{name}:\n got {got}\nwant {want}");
             }
         }
+    }
+
+    #[test]
+    fn defaults_and_v1_topology() {
+        let absent = crate::absent::Absent::default();
+        let ctx = Context {
+            now: "2026-01-01T00:00:00Z".parse().expect("time"),
+            absent: &absent,
+        };
+        let mut s = slice(
+            "IPv4",
+            vec![Endpoint {
+                deprecated_topology: Some(BTreeMap::from([(
+                    LABEL_HOSTNAME.to_owned(),
+                    "node-1".to_owned(),
+                )])),
+                ..ep(&["10.1.2.3"])
+            }],
+            vec![EndpointPort {
+                name: None,
+                protocol: None,
+                port: Some(80),
+                app_protocol: None,
+            }],
+        );
+        crate::strategy::admit_create::<EndpointSliceStrategy>(&mut s, &ctx).expect("valid");
+        let port = &s.ports.as_ref().expect("ports")[0];
+        assert_eq!(port.name.as_deref(), Some(""));
+        assert_eq!(port.protocol.as_deref(), Some("TCP"));
+        let endpoints = s.endpoints.as_ref().expect("endpoints");
+        assert_eq!(endpoints[0].deprecated_topology, None);
+        assert_eq!(endpoints[0].node_name, None);
+        assert_eq!(s.metadata.generation, Some(1));
+
+        // A node name the stored slice kept in deprecatedTopology moves to nodeName.
+        let mut old = s.clone();
+        if let Some(e) = old.endpoints.as_mut() {
+            e[0].deprecated_topology = Some(BTreeMap::from([(
+                LABEL_HOSTNAME.to_owned(),
+                "node-1".to_owned(),
+            )]));
+        }
+        let mut new = old.clone();
+        if let Some(e) = new.endpoints.as_mut() {
+            e[0].addresses = vec!["10.1.2.4".into()];
+        }
+        EndpointSliceStrategy::prepare_for_update(&mut new, &old);
+        let e = &new.endpoints.expect("endpoints")[0];
+        assert_eq!(e.node_name.as_deref(), Some("node-1"));
+        assert_eq!(e.deprecated_topology, None);
     }
 
     #[test]
