@@ -90,7 +90,7 @@ impl Ipv4Cidr {
     /// The usable addresses as `(first, count)`: without the network and
     /// broadcast addresses when the range has more than two.
     fn usable(&self) -> (u32, u64) {
-        let total = 1u64 << (32 - u32::from(self.prefix));
+        let total = 1u64 << 32u32.saturating_sub(u32::from(self.prefix));
         let base = u32::from(self.network);
         if total > 2 {
             (base.saturating_add(1), total - 2)
