@@ -119,6 +119,24 @@ pub fn is_dns1123_label(value: &str) -> Vec<String> {
     errs
 }
 
+/// `IsDNS1035Label`: like a DNS-1123 label but starting with a letter
+/// (Service names).
+pub fn is_dns1035_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_LABEL_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
+    }
+    let starts_with_letter = value.bytes().next().is_some_and(|b| b.is_ascii_lowercase());
+    if !starts_with_letter || !matches_dns_label(value) {
+        errs.push(regex_error(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+            "[a-z]([-a-z0-9]*[a-z0-9])?",
+            &["my-name", "abc-123"],
+        ));
+    }
+    errs
+}
+
 /// `IsDNS1123Subdomain`: a lowercase RFC 1123 subdomain (`example.com`).
 pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
     let mut errs = Vec::new();

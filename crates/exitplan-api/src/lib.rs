@@ -39,6 +39,7 @@ pub mod batch;
 pub mod conditions;
 pub mod coordination;
 pub mod core;
+pub mod discovery;
 pub mod equality;
 pub mod events;
 pub mod field;

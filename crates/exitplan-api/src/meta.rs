@@ -26,6 +26,8 @@ pub enum NameRule {
     Subdomain,
     /// A DNS-1123 label (namespaces).
     Label,
+    /// A DNS-1035 label: a DNS-1123 label starting with a letter (services).
+    Dns1035Label,
 }
 
 impl NameRule {
@@ -39,13 +41,14 @@ impl NameRule {
         match self {
             NameRule::Subdomain => formats::is_dns1123_subdomain(name),
             NameRule::Label => formats::is_dns1123_label(name),
+            NameRule::Dns1035Label => formats::is_dns1035_label(name),
         }
     }
 
     fn origin(self) -> &'static str {
         match self {
             NameRule::Subdomain => "format=k8s-long-name",
-            NameRule::Label => "format=k8s-short-name",
+            NameRule::Label | NameRule::Dns1035Label => "format=k8s-short-name",
         }
     }
 }

@@ -6,12 +6,19 @@
 //! predicates other modules share ([`podutil`]); the strategies of the simple
 //! core kinds: [`namespace`], [`node`], [`event`].
 
+pub mod configmap;
 pub mod constants;
 pub mod disabled_fields;
+pub mod endpoints;
 pub mod event;
 pub mod namespace;
 pub mod node;
 pub mod pod;
 pub mod pod_subresources;
 pub mod podutil;
+pub mod secret;
+pub mod service;
+pub mod service_account;
+pub mod service_alloc;
+pub mod service_validation;
 pub mod validation;

@@ -26,7 +26,7 @@ mod apply;
 mod error;
 mod fields;
 mod gofmt;
-mod gojson;
+pub(crate) mod gojson;
 mod json_patch;
 mod managed;
 mod merge;
