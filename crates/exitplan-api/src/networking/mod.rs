@@ -1,0 +1,6 @@
+//! `networking.k8s.io/v1`: the Ingress ([`ingress`]), IngressClass
+//! ([`ingress_class`]) and NetworkPolicy ([`network_policy`]) strategies.
+
+// pub mod ingress;
+// pub mod ingress_class;
+// pub mod network_policy;
