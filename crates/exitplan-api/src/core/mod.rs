@@ -11,6 +11,7 @@ pub mod disabled_fields;
 pub mod event;
 pub mod namespace;
 pub mod node;
+pub mod persistent_volume;
 pub mod pod;
 pub mod pod_subresources;
 pub mod podutil;
