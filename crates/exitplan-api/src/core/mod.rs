@@ -12,6 +12,7 @@ pub mod event;
 pub mod namespace;
 pub mod node;
 pub mod persistent_volume;
+pub mod persistent_volume_claim;
 pub mod pod;
 pub mod pod_subresources;
 pub mod podutil;
