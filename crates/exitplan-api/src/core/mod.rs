@@ -9,6 +9,7 @@
 pub mod constants;
 pub mod disabled_fields;
 pub mod event;
+pub mod limit_range;
 pub mod namespace;
 pub mod node;
 pub mod persistent_volume;
@@ -16,4 +17,5 @@ pub mod persistent_volume_claim;
 pub mod pod;
 pub mod pod_subresources;
 pub mod podutil;
+pub mod resource_quota;
 pub mod validation;
