@@ -1,6 +1,7 @@
 //! `networking.k8s.io/v1`: the Ingress ([`ingress`]), IngressClass
 //! ([`ingress_class`]) and NetworkPolicy ([`network_policy`]) strategies.
 
+pub mod formats;
 // pub mod ingress;
 // pub mod ingress_class;
-// pub mod network_policy;
+pub mod network_policy;
