@@ -37,6 +37,7 @@ pub mod batch;
 pub mod conditions;
 pub mod coordination;
 pub mod core;
+pub mod default_class;
 pub mod equality;
 pub mod events;
 pub mod field;

@@ -538,6 +538,33 @@ pub fn validate_persistent_volume_status_update(
     errs
 }
 
+/// `status.lastPhaseTransitionTime`, which upstream's strategy stamps from
+/// its clock: on create (`old` = `None`) always; on a `/status` update when
+/// the phase changed and the client did not set a new time itself. The
+/// strategy has no clock, so the server calls this after
+/// [`crate::strategy::admit_create`] / [`crate::strategy::admit_status_update`].
+pub fn stamp_last_phase_transition(
+    new: &mut PersistentVolume,
+    old: Option<&PersistentVolume>,
+    now: jiff::Timestamp,
+) {
+    let status = new
+        .status
+        .get_or_insert_with(PersistentVolumeStatus::default);
+    let stamp = match old {
+        None => true,
+        Some(o) => {
+            let o = o.status.clone().unwrap_or_default();
+            o.phase != status.phase
+                && (status.last_phase_transition_time.is_none()
+                    || status.last_phase_transition_time == o.last_phase_transition_time)
+        }
+    };
+    if stamp {
+        status.last_phase_transition_time = Some(crate::time::mtime(now));
+    }
+}
+
 impl crate::quantities::Quantities for PersistentVolume {
     fn visit_quantities<'a>(&'a self, f: &mut dyn FnMut(&'a WireQuantity)) {
         for q in self
@@ -951,6 +978,34 @@ mod tests {
             validate_persistent_volume_update(&block, &old).to_string(),
             r#"volumeMode: Invalid value: "Block": field is immutable"#
         );
+    }
+
+    #[test]
+    fn last_phase_transition_is_stamped_on_create_and_phase_change() {
+        let now: jiff::Timestamp = "2026-01-01T00:00:00Z".parse().expect("time");
+        let later: jiff::Timestamp = "2026-01-01T01:00:00Z".parse().expect("time");
+        let mut v = pv("pv0", host("/data"));
+        v.status = Some(PersistentVolumeStatus {
+            phase: Some(PHASE_PENDING.into()),
+            ..Default::default()
+        });
+        stamp_last_phase_transition(&mut v, None, now);
+        let at = |v: &PersistentVolume| {
+            v.status
+                .as_ref()
+                .and_then(|s| s.last_phase_transition_time.as_ref())
+                .map(|t| t.0.as_second())
+        };
+        assert_eq!(at(&v), Some(now.as_second()));
+        let mut same = v.clone();
+        stamp_last_phase_transition(&mut same, Some(&v), later);
+        assert_eq!(at(&same), Some(now.as_second()), "phase unchanged");
+        let mut bound = v.clone();
+        if let Some(s) = bound.status.as_mut() {
+            s.phase = Some("Bound".into());
+        }
+        stamp_last_phase_transition(&mut bound, Some(&v), later);
+        assert_eq!(at(&bound), Some(later.as_second()));
     }
 
     #[test]

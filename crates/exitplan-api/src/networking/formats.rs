@@ -94,10 +94,45 @@ pub fn validate_domain_prefixed_path(path: &Path, value: &str) -> ErrorList {
     errs
 }
 
-/// A parsed CIDR: the address and the prefix length.
+/// `netutils.ParseIPSloppy`: an IP address, IPv4 octets may carry leading
+/// zeros (the `StrictIPCIDRValidation` gate is off in v1.37).
+pub fn parse_ip_sloppy(value: &str) -> Option<IpAddr> {
+    if let Ok(ip) = value.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    let octets: Vec<&str> = value.split('.').collect();
+    if octets.len() != 4 {
+        return None;
+    }
+    let mut bytes = [0u8; 4];
+    for (b, o) in bytes.iter_mut().zip(&octets) {
+        if o.is_empty() || o.len() > 3 || !o.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        *b = o.parse().ok()?;
+    }
+    Some(IpAddr::from(bytes))
+}
+
+/// `IsValidIPForLegacyField` without strict validation: an IP address
+/// (sloppy), or one of `allowed` (values the stored object already had).
+pub fn validate_ip_sloppy(path: &Path, value: &str, allowed: &[&str]) -> ErrorList {
+    if allowed.contains(&value) || parse_ip_sloppy(value).is_some() {
+        ErrorList::new()
+    } else {
+        ErrorList(vec![Error::invalid(
+            path,
+            value,
+            "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+        )])
+    }
+}
+
+/// A parsed CIDR (`netutils.ParseCIDRSloppy`): the address and the prefix
+/// length; host bits and leading zeros are allowed.
 pub fn parse_cidr(value: &str) -> Option<(IpAddr, u8)> {
     let (ip, bits) = value.split_once('/')?;
-    let ip: IpAddr = ip.parse().ok()?;
+    let ip = parse_ip_sloppy(ip)?;
     if bits.is_empty() || !bits.bytes().all(|b| b.is_ascii_digit()) || bits.len() > 3 {
         return None;
     }
@@ -161,5 +196,10 @@ mod tests {
         assert!(!is_strict_subset(p("192.168.0.0/16"), p("10.0.0.0/24")));
         assert!(parse_cidr("192.168.0.0/33").is_none());
         assert!(parse_cidr("::/0").is_some());
+        assert!(
+            parse_cidr("010.0.0.0/08").is_some(),
+            "sloppy, as upstream without StrictIPCIDRValidation"
+        );
+        assert!(parse_cidr("10.0.0.256/8").is_none());
     }
 }

@@ -7,16 +7,16 @@
 //! Service names are DNS-1035 labels unless the stored Ingress already had
 //! a DNS-1123-only one.
 
-use std::net::IpAddr;
-
 use k8s_openapi::api::core::v1::TypedLocalObjectReference;
 use k8s_openapi::api::networking::v1::{
     HTTPIngressPath, HTTPIngressRuleValue, Ingress, IngressBackend, IngressLoadBalancerStatus,
     IngressSpec, IngressStatus,
 };
 
-use super::formats::{is_dns1035_label, is_wildcard_dns1123_subdomain};
-use crate::core::validation::strings::{is_valid_port_name, is_valid_port_num, validate_ip};
+use super::formats::{
+    is_dns1035_label, is_wildcard_dns1123_subdomain, parse_ip_sloppy, validate_ip_sloppy,
+};
+use crate::core::validation::strings::{is_valid_port_name, is_valid_port_num};
 use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
 use crate::formats::{is_dns1123_label, is_dns1123_subdomain};
@@ -286,7 +286,7 @@ pub fn validate_ingress_spec(
         let host = rule.host.as_deref().unwrap_or_default();
         let mut wildcard = false;
         if !host.is_empty() {
-            if host.parse::<IpAddr>().is_ok() {
+            if parse_ip_sloppy(host).is_some() {
                 errs.push(Error::invalid(
                     &p.child("host"),
                     host,
@@ -401,16 +401,14 @@ pub fn validate_load_balancer_status(
         .collect();
     for (i, ing) in status.ingress.iter().flatten().enumerate() {
         let p = path.child("ingress").index(i);
-        if let Some(ip) = ing.ip.as_deref().filter(|ip| !ip.is_empty())
-            && !existing.contains(&ip)
-        {
-            errs.append(validate_ip(&p.child("ip"), ip));
+        if let Some(ip) = ing.ip.as_deref().filter(|ip| !ip.is_empty()) {
+            errs.append(validate_ip_sloppy(&p.child("ip"), ip, &existing));
         }
         if let Some(host) = ing.hostname.as_deref().filter(|h| !h.is_empty()) {
             for m in is_dns1123_subdomain(host) {
                 errs.push(Error::invalid(&p.child("hostname"), host, m));
             }
-            if host.parse::<IpAddr>().is_ok() {
+            if parse_ip_sloppy(host).is_some() {
                 errs.push(Error::invalid(
                     &p.child("hostname"),
                     host,

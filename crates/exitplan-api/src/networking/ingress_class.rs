@@ -112,6 +112,35 @@ pub fn validate_ingress_class_update(new: &IngressClass, old: &IngressClass) -> 
     errs
 }
 
+/// `getDefaultClass`: the newest IngressClass annotated as the default.
+pub fn default_ingress_class(classes: &[IngressClass]) -> Option<&IngressClass> {
+    crate::default_class::newest_default(classes, &[ANNOTATION_IS_DEFAULT_CLASS])
+}
+
+/// The `DefaultIngressClass` admission plugin, for an Ingress being
+/// created: one with neither `spec.ingressClassName` nor the
+/// `kubernetes.io/ingress.class` annotation gets the default class. Call it
+/// before [`crate::strategy::admit_create`]; returns whether it set one.
+pub fn set_default_ingress_class(
+    ingress: &mut k8s_openapi::api::networking::v1::Ingress,
+    classes: &[IngressClass],
+) -> bool {
+    let annotated = ingress
+        .metadata
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(super::ingress::ANNOTATION_INGRESS_CLASS));
+    let spec = ingress.spec.get_or_insert_with(Default::default);
+    if annotated || spec.ingress_class_name.is_some() {
+        return false;
+    }
+    let Some(name) = default_ingress_class(classes).and_then(|c| c.metadata.name.clone()) else {
+        return false;
+    };
+    spec.ingress_class_name = Some(name);
+    true
+}
+
 /// IngressClasses hold no quantities.
 impl crate::quantities::Quantities for IngressClass {}
 
@@ -264,6 +293,42 @@ mod tests {
             validate_ingress_class_update(&changed, &old).to_string(),
             r#"spec.controller: Invalid value: "foo.co/bar2": field is immutable"#
         );
+    }
+
+    /// `TestAdmission` of upstream's defaultingressclass admission plugin.
+    #[test]
+    fn default_class_for_ingresses() {
+        let mark = |name: &str, value: &str, created: &str| {
+            let mut c = class(json!({"controller": "example.com/c"}));
+            c.metadata.name = Some(name.into());
+            c.metadata.annotations =
+                Some([(ANNOTATION_IS_DEFAULT_CLASS.to_owned(), value.to_owned())].into());
+            c.metadata.creation_timestamp =
+                Some(crate::time::mtime(created.parse().expect("time")));
+            c
+        };
+        let classes = [
+            mark("old", "true", "2026-01-01T00:00:00Z"),
+            mark("new", "true", "2026-01-02T00:00:00Z"),
+            mark("off", "false", "2026-01-03T00:00:00Z"),
+        ];
+        let mut ing = k8s_openapi::api::networking::v1::Ingress::default();
+        assert!(set_default_ingress_class(&mut ing, &classes));
+        assert_eq!(
+            ing.spec.and_then(|s| s.ingress_class_name).as_deref(),
+            Some("new")
+        );
+        let mut annotated = k8s_openapi::api::networking::v1::Ingress::default();
+        annotated.metadata.annotations = Some(
+            [(
+                super::super::ingress::ANNOTATION_INGRESS_CLASS.to_owned(),
+                "x".to_owned(),
+            )]
+            .into(),
+        );
+        assert!(!set_default_ingress_class(&mut annotated, &classes));
+        let mut none = k8s_openapi::api::networking::v1::Ingress::default();
+        assert!(!set_default_ingress_class(&mut none, &classes[2..]));
     }
 
     #[test]

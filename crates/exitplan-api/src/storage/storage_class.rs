@@ -198,6 +198,45 @@ pub fn validate_storage_class_update(new: &StorageClass, old: &StorageClass) -> 
     errs
 }
 
+/// The annotation marking the default StorageClass.
+pub const ANNOTATION_IS_DEFAULT_CLASS: &str = "storageclass.kubernetes.io/is-default-class";
+/// Its beta form, still honoured.
+pub const BETA_ANNOTATION_IS_DEFAULT_CLASS: &str =
+    "storageclass.beta.kubernetes.io/is-default-class";
+
+/// `GetDefaultClass`: the newest StorageClass annotated as the default.
+pub fn default_storage_class(classes: &[StorageClass]) -> Option<&StorageClass> {
+    crate::default_class::newest_default(
+        classes,
+        &[
+            ANNOTATION_IS_DEFAULT_CLASS,
+            BETA_ANNOTATION_IS_DEFAULT_CLASS,
+        ],
+    )
+}
+
+/// The `DefaultStorageClass` admission plugin, for a PersistentVolumeClaim
+/// being created: a claim naming no class (neither `storageClassName` nor
+/// the beta annotation) gets the default class's name. Call it before
+/// [`crate::strategy::admit_create`]; returns whether it set one.
+pub fn set_default_storage_class(
+    pvc: &mut k8s_openapi::api::core::v1::PersistentVolumeClaim,
+    classes: &[StorageClass],
+) -> bool {
+    let annotated = pvc.metadata.annotations.as_ref().is_some_and(|a| {
+        a.contains_key(crate::core::persistent_volume_claim::BETA_STORAGE_CLASS_ANNOTATION)
+    });
+    let spec = pvc.spec.get_or_insert_with(Default::default);
+    if annotated || spec.storage_class_name.is_some() {
+        return false;
+    }
+    let Some(name) = default_storage_class(classes).and_then(|c| c.metadata.name.clone()) else {
+        return false;
+    };
+    spec.storage_class_name = Some(name);
+    true
+}
+
 /// StorageClasses hold no quantities.
 impl crate::quantities::Quantities for StorageClass {}
 
@@ -477,6 +516,72 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// `TestAdmission` of upstream's setdefault admission plugin.
+    #[test]
+    fn default_class_for_claims() {
+        let mark = |mut c: StorageClass, key: &str, value: &str, created: &str| {
+            c.metadata.annotations = Some([(key.to_owned(), value.to_owned())].into());
+            c.metadata.creation_timestamp =
+                Some(crate::time::mtime(created.parse().expect("time")));
+            c
+        };
+        let old = mark(
+            sc("old", "p", &[]),
+            ANNOTATION_IS_DEFAULT_CLASS,
+            "true",
+            "2026-01-01T00:00:00Z",
+        );
+        let new = mark(
+            sc("new", "p", &[]),
+            BETA_ANNOTATION_IS_DEFAULT_CLASS,
+            "true",
+            "2026-01-02T00:00:00Z",
+        );
+        let twin = mark(
+            sc("a-twin", "p", &[]),
+            ANNOTATION_IS_DEFAULT_CLASS,
+            "true",
+            "2026-01-02T00:00:00Z",
+        );
+        let not_default = mark(
+            sc("nope", "p", &[]),
+            ANNOTATION_IS_DEFAULT_CLASS,
+            "false",
+            "2026-01-03T00:00:00Z",
+        );
+        let name =
+            |cs: &[StorageClass]| default_storage_class(cs).and_then(|c| c.metadata.name.clone());
+        assert_eq!(name(&[]), None);
+        assert_eq!(name(std::slice::from_ref(&not_default)), None);
+        assert_eq!(
+            name(&[old.clone(), new.clone(), not_default.clone()]).as_deref(),
+            Some("new")
+        );
+        assert_eq!(
+            name(&[new.clone(), twin.clone()]).as_deref(),
+            Some("a-twin")
+        );
+
+        let classes = [old, new];
+        let mut claim = k8s_openapi::api::core::v1::PersistentVolumeClaim::default();
+        assert!(set_default_storage_class(&mut claim, &classes));
+        assert_eq!(
+            claim.spec.and_then(|s| s.storage_class_name).as_deref(),
+            Some("new")
+        );
+        let mut explicit_empty = k8s_openapi::api::core::v1::PersistentVolumeClaim {
+            spec: Some(k8s_openapi::api::core::v1::PersistentVolumeClaimSpec {
+                storage_class_name: Some(String::new()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert!(
+            !set_default_storage_class(&mut explicit_empty, &classes),
+            "\"\" means no class"
+        );
     }
 
     #[test]
