@@ -12,7 +12,8 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    PersistentVolume, PersistentVolumeSpec, PersistentVolumeStatus, VolumeNodeAffinity,
+    PersistentVolume, PersistentVolumeSpec, PersistentVolumeStatus, SecretReference,
+    VolumeNodeAffinity,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as WireQuantity;
 use serde_json::Value;
@@ -20,6 +21,7 @@ use serde_json::Value;
 use super::validation::diff::diff;
 use super::validation::quantity::Quantity;
 use super::validation::scheduling::validate_node_selector;
+use super::validation::strings::{validate_dns1123_label, validate_dns1123_subdomain};
 use super::validation::volume::validate_no_backsteps;
 use crate::equality::semantic_eq;
 use crate::field::{BadValue, Error, ErrorList, Path};
@@ -141,6 +143,25 @@ pub fn validate_csi_driver_name(driver: &str, path: &Path) -> ErrorList {
     errs
 }
 
+/// `validatePVSecretReference`: a name (DNS subdomain) and a namespace
+/// (DNS label), both required.
+fn validate_pv_secret_reference(secret: &SecretReference, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let name = secret.name.as_deref().unwrap_or_default();
+    if name.is_empty() {
+        errs.push(Error::required(&path.child("name"), ""));
+    } else {
+        errs.append(validate_dns1123_subdomain(&path.child("name"), name));
+    }
+    let ns = secret.namespace.as_deref().unwrap_or_default();
+    if ns.is_empty() {
+        errs.push(Error::required(&path.child("namespace"), ""));
+    } else {
+        errs.append(validate_dns1123_label(&path.child("namespace"), ns));
+    }
+    errs
+}
+
 /// The sources of a PersistentVolume in upstream's order: the field name
 /// used in "more than 1" errors, whether it is set, and its own checks.
 fn volume_sources(
@@ -187,6 +208,19 @@ fn volume_sources(
             &c.volume_handle,
             &p.child("volumeHandle"),
         ));
+        for (name, secret) in [
+            (
+                "controllerPublishSecretRef",
+                &c.controller_publish_secret_ref,
+            ),
+            ("controllerExpandSecretRef", &c.controller_expand_secret_ref),
+            ("nodePublishSecretRef", &c.node_publish_secret_ref),
+            ("nodeExpandSecretRef", &c.node_expand_secret_ref),
+        ] {
+            if let Some(secret) = secret {
+                e.append(validate_pv_secret_reference(secret, &p.child(name)));
+            }
+        }
         e
     });
     let set = |present: bool| (present, ErrorList::new());
@@ -922,6 +956,14 @@ mod tests {
                     serde_json::json!({"capacity": {"storage": "1"}, "accessModes": ["ReadWriteOnce"], "csi": {"driver": "", "volumeHandle": ""}}),
                 ),
                 "[spec.csi.driver: Required value, spec.csi.driver: Invalid value: \"\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.csi.volumeHandle: Required value]",
+            ),
+            (
+                "csi secret reference without namespace",
+                pv(
+                    "foo",
+                    serde_json::json!({"capacity": {"storage": "1"}, "accessModes": ["ReadWriteOnce"], "csi": {"driver": "d.example.com", "volumeHandle": "h", "nodePublishSecretRef": {"name": "s"}}}),
+                ),
+                "spec.csi.nodePublishSecretRef.namespace: Required value",
             ),
             (
                 "mount options on a local volume",
