@@ -869,6 +869,45 @@ mod tests {
         );
     }
 
+    /// The beta storage-class annotation cases of upstream's
+    /// `TestValidatePersistentVolumeClaimUpdate`.
+    #[test]
+    fn storage_class_annotation_upgrade() {
+        let annotated = |class: Option<&str>, annotation: Option<&str>| {
+            let mut c = claim(with(
+                base(),
+                "storageClassName",
+                class.map_or(Value::Null, Value::from),
+            ));
+            c.metadata.annotations = annotation
+                .map(|a| [(BETA_STORAGE_CLASS_ANNOTATION.to_owned(), a.to_owned())].into());
+            c
+        };
+        let opts = ClaimValidationOptions::default();
+        let old = annotated(None, Some("foo"));
+        let upgraded = annotated(Some("foo"), Some("foo"));
+        assert!(validate_persistent_volume_claim_update(&upgraded, &old, opts).is_empty());
+        let upgraded_without_annotation = annotated(Some("foo"), None);
+        assert_eq!(
+            validate_persistent_volume_claim_update(&upgraded_without_annotation, &old, opts)
+                .to_string(),
+            "",
+            "the annotation may be dropped when the field takes its value"
+        );
+        let other_class = annotated(Some("bar"), Some("foo"));
+        let errs = validate_persistent_volume_claim_update(&other_class, &old, opts);
+        assert!(
+            errs.to_string()
+                .starts_with(&format!("spec: Forbidden: {SPEC_IMMUTABLE}")),
+            "{errs}"
+        );
+        let changed_annotation = annotated(None, Some("bar"));
+        assert_eq!(
+            validate_persistent_volume_claim_update(&changed_annotation, &old, opts).to_string(),
+            r#"metadata.annotations.volume.beta.kubernetes.io/storage-class: Invalid value: "bar": field is immutable"#
+        );
+    }
+
     #[test]
     fn status_update_rules() {
         let old = claim(base());

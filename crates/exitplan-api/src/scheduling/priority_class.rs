@@ -153,6 +153,19 @@ pub fn validate_priority_class_update(new: &PriorityClass, old: &PriorityClass) 
     errs
 }
 
+/// Why the registry refuses to delete a system priority class.
+pub const SYSTEM_CLASS_DELETE_REFUSAL: &str =
+    "this is a system priority class and cannot be deleted";
+
+/// The PriorityClass registry's `Delete`: the system classes cannot be
+/// deleted. `Some(reason)` for them; the server answers 403 Forbidden with
+/// `priorityclasses.scheduling.k8s.io "<name>" is forbidden: <reason>`.
+pub fn delete_refusal(name: &str) -> Option<&'static str> {
+    [SYSTEM_NODE_CRITICAL, SYSTEM_CLUSTER_CRITICAL]
+        .contains(&name)
+        .then_some(SYSTEM_CLASS_DELETE_REFUSAL)
+}
+
 /// A second global default refused by the `Priority` admission plugin.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("PriorityClass {existing} is already marked as default. Only one default can exist")]
@@ -417,6 +430,20 @@ mod tests {
             err.message(),
             r#"PriorityClass.scheduling.k8s.io "high" is invalid: value: Forbidden: may not be changed in an update."#
         );
+    }
+
+    #[test]
+    fn system_classes_cannot_be_deleted() {
+        assert_eq!(
+            delete_refusal("system-node-critical"),
+            Some("this is a system priority class and cannot be deleted")
+        );
+        assert_eq!(
+            delete_refusal("system-cluster-critical"),
+            Some(SYSTEM_CLASS_DELETE_REFUSAL)
+        );
+        assert_eq!(delete_refusal("system-other"), None);
+        assert_eq!(delete_refusal("high"), None);
     }
 
     #[test]
