@@ -415,9 +415,9 @@ fn clean_is_root(p: &str) -> bool {
     depth == 0
 }
 
-/// `checkMountOption`: mount options by annotation only for the sources
-/// that support them.
-fn check_mount_option(pv: &PersistentVolume) -> ErrorList {
+/// `checkMountOption` (`pkg/volume/validation`): mount options by
+/// annotation only for the sources that support them.
+pub fn check_mount_option(pv: &PersistentVolume) -> ErrorList {
     let s = pv.spec.clone().unwrap_or_default();
     let supports = s.gce_persistent_disk.is_some()
         || s.aws_elastic_block_store.is_some()
@@ -448,13 +448,21 @@ fn check_mount_option(pv: &PersistentVolume) -> ErrorList {
     )])
 }
 
-/// `ValidatePersistentVolume` plus the volume plugins' `checkMountOption`.
+/// `ValidatePersistentVolume`: metadata (cluster-scoped, a DNS subdomain)
+/// and the spec.
 pub fn validate_persistent_volume(pv: &PersistentVolume) -> ErrorList {
     let mut errs = meta::validate_object_meta(&pv.metadata, false, NameRule::Subdomain);
     errs.append(validate_persistent_volume_spec(
         &pv.spec.clone().unwrap_or_default(),
         &Path::new("spec"),
     ));
+    errs
+}
+
+/// What the strategy checks of a new or updated volume:
+/// [`validate_persistent_volume`], then [`check_mount_option`].
+fn validate_with_plugins(pv: &PersistentVolume) -> ErrorList {
+    let mut errs = validate_persistent_volume(pv);
     errs.append(check_mount_option(pv));
     errs
 }
@@ -655,7 +663,7 @@ impl Strategy for PersistentVolumeStrategy {
     }
 
     fn validate_create(obj: &PersistentVolume, _ctx: &Context<'_>) -> ErrorList {
-        before_create_scoped(validate_persistent_volume(obj), &obj.metadata, false)
+        before_create_scoped(validate_with_plugins(obj), &obj.metadata, false)
     }
 
     /// Status kept.
@@ -671,7 +679,7 @@ impl Strategy for PersistentVolumeStrategy {
         _ctx: &Context<'_>,
     ) -> ErrorList {
         let mut errs = validate_common_fields_scoped(&new.metadata, &old.metadata, false);
-        errs.append(validate_persistent_volume(new));
+        errs.append(validate_with_plugins(new));
         errs.append(validate_persistent_volume_update(new, old));
         errs
     }
@@ -972,7 +980,7 @@ mod tests {
             ),
         ];
         for (name, v, want) in bad {
-            assert_eq!(validate_persistent_volume(&v).to_string(), want, "{name}");
+            assert_eq!(validate_with_plugins(&v).to_string(), want, "{name}");
         }
     }
 
