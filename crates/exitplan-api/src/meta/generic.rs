@@ -38,6 +38,12 @@ pub fn path_segment_name_errors(name: &str, prefix: bool) -> Vec<String> {
 
 /// `ValidateObjectMetaAccessor(meta, namespaced=true, ValidatePathSegmentName)`.
 pub fn validate_object_meta_generic(m: &ObjectMeta) -> ErrorList {
+    validate_object_meta_generic_scoped(m, true)
+}
+
+/// `ValidateObjectMetaAccessor(meta, namespaced, ValidatePathSegmentName)`;
+/// for a cluster-scoped kind the registry clears the namespace first.
+pub fn validate_object_meta_generic_scoped(m: &ObjectMeta, namespaced: bool) -> ErrorList {
     let path = Path::new("metadata");
     let name_path = path.child("name");
     let gen_path = path.child("generateName");
@@ -60,7 +66,17 @@ pub fn validate_object_meta_generic(m: &ObjectMeta) -> ErrorList {
     }
     // Everything after the name rules is shared with the strict check; its
     // own name errors (DNS subdomain) do not apply here.
-    let rest = validate_object_meta(m, true, NameRule::Subdomain)
+    let cleared;
+    let m = if namespaced {
+        m
+    } else {
+        cleared = ObjectMeta {
+            namespace: None,
+            ..m.clone()
+        };
+        &cleared
+    };
+    let rest = validate_object_meta(m, namespaced, NameRule::Subdomain)
         .into_iter()
         .filter(|e| {
             let about_name = e.field == name_path.as_str() || e.field == gen_path.as_str();
@@ -80,10 +96,41 @@ pub fn before_create(strategy_errs: ErrorList, m: &ObjectMeta) -> ErrorList {
     }
 }
 
+/// [`before_create`] for a namespaced or a cluster-scoped kind.
+pub fn before_create_scoped(
+    strategy_errs: ErrorList,
+    m: &ObjectMeta,
+    namespaced: bool,
+) -> ErrorList {
+    if strategy_errs.is_empty() {
+        validate_object_meta_generic_scoped(m, namespaced)
+    } else {
+        strategy_errs
+    }
+}
+
 /// `validateCommonFields` of `BeforeUpdate`.
 pub fn validate_common_fields(new: &ObjectMeta, old: &ObjectMeta) -> ErrorList {
-    let mut errs = validate_object_meta_generic(new);
-    errs.append(validate_object_meta_update(new, old));
+    validate_common_fields_scoped(new, old, true)
+}
+
+/// `validateCommonFields` of `BeforeUpdate` for a namespaced or a
+/// cluster-scoped kind (whose namespace the registry clears first).
+pub fn validate_common_fields_scoped(
+    new: &ObjectMeta,
+    old: &ObjectMeta,
+    namespaced: bool,
+) -> ErrorList {
+    let mut errs = validate_object_meta_generic_scoped(new, namespaced);
+    if namespaced {
+        errs.append(validate_object_meta_update(new, old));
+    } else {
+        let cleared = ObjectMeta {
+            namespace: None,
+            ..new.clone()
+        };
+        errs.append(validate_object_meta_update(&cleared, old));
+    }
     errs
 }
 

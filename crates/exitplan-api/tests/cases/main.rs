@@ -22,4 +22,5 @@ mod pod_subresources;
 mod pod_update;
 mod pod_validation;
 mod sort;
+mod storage_network_samples;
 mod support;

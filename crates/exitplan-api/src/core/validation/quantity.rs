@@ -174,6 +174,14 @@ impl Quantity {
         self.scaled(0).is_some_and(|v| unit != 0 && v % unit == 0)
     }
 
+    /// The value as a float (for ratios such as LimitRange's max/min).
+    pub fn as_f64(&self) -> f64 {
+        // Mantissas beyond 2^53 lose precision, as Go's float64 does.
+        #[allow(clippy::cast_precision_loss)]
+        let m = self.mantissa as f64;
+        m * 10f64.powi(self.exp)
+    }
+
     /// A zero quantity (`resource.Quantity{}`).
     pub fn zero() -> Quantity {
         Quantity {

@@ -78,7 +78,7 @@ fn is_standard(name: &str) -> bool {
 }
 
 /// `validateResourceName`: a qualified name; unprefixed names are standard.
-fn validate_resource_name(name: &str, path: &Path) -> ErrorList {
+pub fn validate_resource_name(name: &str, path: &Path) -> ErrorList {
     let errs: ErrorList = formats::is_qualified_name(name)
         .into_iter()
         .map(|m| Error::invalid(path, name, m))

@@ -34,7 +34,8 @@ pub fn is_valid_port_name(port: &str) -> Vec<String> {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
     if !charset_ok {
         errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());
-    } else if !port.bytes().any(|b| b.is_ascii_lowercase()) {
+    }
+    if !port.bytes().any(|b| b.is_ascii_lowercase()) {
         errs.push("must contain at least one letter (a-z)".into());
     }
     if port.contains("--") {
