@@ -28,11 +28,14 @@
 //! * [`core`] also holds the Namespace, Node and Event strategies; [`events`]
 //!   — `events.k8s.io/v1` Events (a view of core Events) and [`coordination`]
 //!   — Leases.
+//! * [`apps`] — apps/v1 workloads (Deployment, ReplicaSet, StatefulSet,
+//!   DaemonSet, ControllerRevision) and the `scale` subresource.
 //! * [`batch`] — Job validation and defaulting for failure handling.
 //! * [`policy`] — PodDisruptionBudget validation and the pod eviction
 //!   subresource decision.
 
 pub mod absent;
+pub mod apps;
 pub mod batch;
 pub mod conditions;
 pub mod coordination;

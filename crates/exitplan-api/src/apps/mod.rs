@@ -1,0 +1,4 @@
+//! temp
+pub mod defaults;
+pub mod deployment;
+pub mod workload;
