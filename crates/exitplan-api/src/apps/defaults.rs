@@ -94,8 +94,9 @@ pub fn default_daemon_set(ds: &mut DaemonSet) {
 }
 
 /// `SetDefaults_StatefulSet`: podManagementPolicy `OrderedReady`;
-/// updateStrategy `RollingUpdate` with partition 0 and maxUnavailable 1
-/// (gate MaxUnavailableStatefulSet); PVC retention `Retain`/`Retain`;
+/// updateStrategy `RollingUpdate` with partition 0 (maxUnavailable is not
+/// defaulted: gate MaxUnavailableStatefulSet is off by default upstream,
+/// so real servers omit it); PVC retention `Retain`/`Retain`;
 /// replicas 1; revisionHistoryLimit 10; then the template's pod defaults
 /// and each volumeClaimTemplate's PVC defaults (`volumeMode: Filesystem`,
 /// `status.phase: Pending`).
@@ -117,7 +118,6 @@ pub fn default_stateful_set(sts: &mut StatefulSet) {
         && let Some(ru) = &mut strategy.rolling_update
     {
         ru.partition.get_or_insert(0);
-        ru.max_unavailable.get_or_insert(IntOrString::Int(1));
     }
     let retention = spec
         .persistent_volume_claim_retention_policy
@@ -245,7 +245,7 @@ mod tests {
         assert_eq!(spec["podManagementPolicy"], json!("OrderedReady"));
         assert_eq!(
             spec["updateStrategy"],
-            json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}})
+            json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}})
         );
         assert_eq!(
             spec["persistentVolumeClaimRetentionPolicy"],
@@ -284,7 +284,7 @@ mod tests {
         let spec = to_json(&partitioned.spec);
         assert_eq!(
             spec["updateStrategy"],
-            json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 2, "maxUnavailable": 1}})
+            json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 2}})
         );
     }
 
