@@ -172,6 +172,35 @@ impl Selector {
     }
 }
 
+/// `labels.Selector.String()`: requirements sorted by key and joined by
+/// `,` (`a=b,c in (x,y),d,!e`); values of `in`/`notin` sorted; nothing and
+/// everything both print as the empty string.
+impl std::fmt::Display for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Selector::Requirements(reqs) = self else {
+            return Ok(());
+        };
+        let mut reqs: Vec<&Requirement> = reqs.iter().collect();
+        reqs.sort_by(|a, b| a.key.cmp(&b.key));
+        let parts: Vec<String> = reqs
+            .iter()
+            .map(|r| {
+                let mut values = r.values.clone();
+                values.sort();
+                let values = values.join(",");
+                match r.operator {
+                    Operator::Equals => format!("{}={values}", r.key),
+                    Operator::In => format!("{} in ({values})", r.key),
+                    Operator::NotIn => format!("{} notin ({values})", r.key),
+                    Operator::Exists => r.key.clone(),
+                    Operator::DoesNotExist => format!("!{}", r.key),
+                }
+            })
+            .collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
 /// Why a `LabelSelector` cannot be converted; `Display` is upstream's error text.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SelectorError {

@@ -21,7 +21,7 @@ pub mod daemon_set;
 pub mod defaults;
 pub mod deployment;
 pub mod replica_set;
-
+pub mod scale;
 pub mod stateful_set;
 pub mod workload;
 
