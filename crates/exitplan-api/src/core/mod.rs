@@ -4,7 +4,8 @@
 //! and the strategies of `pods/ephemeralcontainers` and `pods/resize`
 //! ([`pod_subresources`]); the well-known core strings ([`constants`]) and the pod
 //! predicates other modules share ([`podutil`]); the strategies of the simple
-//! core kinds: [`namespace`], [`node`], [`event`].
+//! core kinds: [`namespace`], [`node`], [`event`]; the pod-template kinds:
+//! [`replication_controller`], [`pod_template`].
 
 pub mod constants;
 pub mod disabled_fields;
@@ -13,5 +14,7 @@ pub mod namespace;
 pub mod node;
 pub mod pod;
 pub mod pod_subresources;
+pub mod pod_template;
 pub mod podutil;
+pub mod replication_controller;
 pub mod validation;
