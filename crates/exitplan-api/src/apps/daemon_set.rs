@@ -296,8 +296,11 @@ impl Strategy for DaemonSetStrategy {
         errs
     }
 
+    /// The spec is the stored one, and so is the template generation
+    /// (part of the spec upstream, an annotation in apps/v1).
     fn prepare_for_status_update(new: &mut DaemonSet, old: &DaemonSet) {
         new.spec.clone_from(&old.spec);
+        set_template_generation(&mut new.metadata, template_generation(&old.metadata));
     }
 
     fn validate_status_update(new: &DaemonSet, old: &DaemonSet, _ctx: &Context<'_>) -> ErrorList {
@@ -488,6 +491,15 @@ mod tests {
             ),
             (Some(1), 1)
         );
+        let mut status: DaemonSet = serde_json::from_value(old_json.clone()).expect("ds");
+        status.metadata.annotations = None;
+        status.status = Some(DaemonSetStatus {
+            number_ready: 1,
+            ..Default::default()
+        });
+        crate::strategy::admit_status_update::<DaemonSetStrategy>(&mut status, &old, &ctx)
+            .expect("status");
+        assert_eq!(template_generation(&status.metadata), 1);
         let errs = run(&|v| {
             v["spec"]["selector"] = json!({"matchLabels": {"a": "b", "c": "d"}});
             v["spec"]["template"]["metadata"]["labels"] = json!({"a": "b", "c": "d"});

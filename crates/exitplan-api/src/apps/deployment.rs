@@ -484,6 +484,24 @@ mod tests {
         );
     }
 
+    // What `kubectl create deployment nginx --image=nginx` sends (namespace filled by the server).
+    #[test]
+    fn kubectl_create_deployment() {
+        let v = json!({"kind": "Deployment", "apiVersion": "apps/v1",
+            "metadata": {"name": "nginx", "namespace": "default", "creationTimestamp": null, "labels": {"app": "nginx"}},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "nginx"}},
+                "template": {"metadata": {"creationTimestamp": null, "labels": {"app": "nginx"}},
+                    "spec": {"containers": [{"name": "nginx", "image": "nginx", "resources": {}}]}},
+                "strategy": {}},
+            "status": {}});
+        let d = create(&v).expect("kubectl's deployment");
+        let strategy = serde_json::to_value(&d.spec.strategy).expect("json");
+        assert_eq!(
+            strategy,
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})
+        );
+    }
+
     #[test]
     fn strategy_errors_render_internal_values() {
         let errs = create(&edit(|v| {

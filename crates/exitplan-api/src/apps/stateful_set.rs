@@ -556,6 +556,25 @@ mod tests {
         }
     }
 
+    // The StatefulSet of the Kubernetes docs ("web", with a claim template).
+    #[test]
+    fn docs_example() {
+        let v = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "nginx"}}, "serviceName": "nginx", "replicas": 3, "minReadySeconds": 10,
+                "template": {"metadata": {"labels": {"app": "nginx"}},
+                    "spec": {"terminationGracePeriodSeconds": 10, "containers": [{"name": "nginx", "image": "registry.k8s.io/nginx-slim:0.24",
+                        "ports": [{"containerPort": 80, "name": "web"}], "volumeMounts": [{"name": "www", "mountPath": "/usr/share/nginx/html"}]}]}},
+                "volumeClaimTemplates": [{"metadata": {"name": "www"},
+                    "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "my-storage-class", "resources": {"requests": {"storage": "1Gi"}}}}]}});
+        let s = create(&v).expect("docs example");
+        assert_eq!(s.metadata.generation, Some(1));
+        assert_eq!(
+            s.spec.pod_management_policy.as_deref(),
+            Some("OrderedReady")
+        );
+    }
+
     // The pod spec itself is not validated for StatefulSets (upstream TODO).
     #[test]
     fn pod_spec_not_validated() {

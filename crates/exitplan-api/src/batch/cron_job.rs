@@ -397,6 +397,19 @@ mod tests {
         assert_eq!(cj.metadata.generation, Some(1));
     }
 
+    // What `kubectl create cronjob x --image=busybox --schedule='*/1 * * * *'` sends.
+    #[test]
+    fn kubectl_create_cronjob() {
+        let v = json!({"kind": "CronJob", "apiVersion": "batch/v1",
+            "metadata": {"name": "x", "namespace": "default", "creationTimestamp": null},
+            "spec": {"jobTemplate": {"metadata": {"name": "x", "creationTimestamp": null},
+                "spec": {"template": {"metadata": {"creationTimestamp": null},
+                    "spec": {"containers": [{"name": "x", "image": "busybox", "resources": {}}], "restartPolicy": "OnFailure"}}}},
+                "schedule": "*/1 * * * *"},
+            "status": {}});
+        assert!(create(&v).is_ok());
+    }
+
     // Upstream TestValidateCronJob (error cases with their full errors).
     #[test]
     fn validate_cases() {
