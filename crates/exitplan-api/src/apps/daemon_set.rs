@@ -23,9 +23,8 @@ use k8s_openapi::api::apps::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
 use super::defaults::default_daemon_set;
-use super::deployment::selector_of;
 use super::workload::{
-    int_or_percent_value, int_or_string, int_or_zero, is_empty_selector, nonnegative,
+    int_or_percent_value, int_or_string, int_or_zero, is_empty_selector, nonnegative, selector_of,
     selector_value, strategy_json, validate_collision_count, validate_selector_immutable,
     validate_template_labels_match, validate_template_responders, validate_workload_pod_policies,
 };

@@ -21,7 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use super::defaults::default_deployment;
 use super::workload::{
     ABOVE_REPLICAS, int_or_percent_value, int_or_string, int_or_zero, nonnegative, not_above,
-    strategy_json, validate_collision_count, validate_pod_template_for_replicas,
+    selector_of, strategy_json, validate_collision_count, validate_pod_template_for_replicas,
     validate_required_selector, validate_selector_immutable, validate_template_responders,
 };
 use crate::absent::Absent;
@@ -38,16 +38,6 @@ use crate::strategy::{Context, Strategy, next_generation};
 pub const RECREATE: &str = "Recreate";
 /// `RollingUpdate`: replace pods gradually.
 pub const ROLLING_UPDATE: &str = "RollingUpdate";
-
-/// The spec's selector as upstream sees it: `None` when the submitted
-/// object had none (k8s-openapi reads a missing selector as `{}`).
-pub fn selector_of<'a>(selector: &'a LabelSelector, absent: &Absent) -> Option<&'a LabelSelector> {
-    if absent.contains(&Path::new("spec").child("selector")) {
-        None
-    } else {
-        Some(selector)
-    }
-}
 
 fn rolling_update_json(ru: &RollingUpdateDeployment) -> String {
     format!(

@@ -17,9 +17,8 @@ use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::defaults::default_replica_set;
-use super::deployment::selector_of;
 use super::workload::{
-    ABOVE_REPLICAS, nonnegative, not_above, validate_pod_template_for_replicas,
+    ABOVE_REPLICAS, nonnegative, not_above, selector_of, validate_pod_template_for_replicas,
     validate_required_selector, validate_selector_immutable, validate_template_responders,
 };
 use crate::absent::Absent;

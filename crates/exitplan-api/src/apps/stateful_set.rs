@@ -24,11 +24,10 @@ use k8s_openapi::api::apps::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::defaults::default_stateful_set;
-use super::deployment::selector_of;
 use super::workload::{
-    ABOVE_REPLICAS, int_or_percent_value, int_or_string, nonnegative, not_above, strategy_json,
-    validate_collision_count, validate_required_selector, validate_template_labels_match,
-    validate_template_responders, validate_workload_pod_policies,
+    ABOVE_REPLICAS, int_or_percent_value, int_or_string, nonnegative, not_above, selector_of,
+    strategy_json, validate_collision_count, validate_required_selector,
+    validate_template_labels_match, validate_template_responders, validate_workload_pod_policies,
 };
 use crate::absent::Absent;
 use crate::core::validation::security_annotations::validate_pod_specific_annotations;

@@ -30,6 +30,16 @@ pub const SELECTOR_MISMATCH: &str = "`selector` does not match template `labels`
 /// The detail of a status counter above `status.replicas`.
 pub const ABOVE_REPLICAS: &str = "cannot be greater than status.replicas";
 
+/// The spec's selector as upstream sees it: `None` when the submitted
+/// object had none (k8s-openapi reads a missing selector as `{}`).
+pub fn selector_of<'a>(selector: &'a LabelSelector, absent: &Absent) -> Option<&'a LabelSelector> {
+    if absent.contains(&Path::new("spec").child("selector")) {
+        None
+    } else {
+        Some(selector)
+    }
+}
+
 /// The labels of a template's metadata.
 pub fn template_labels(template: &PodTemplateSpec) -> Option<&BTreeMap<String, String>> {
     template.metadata.as_ref().and_then(|m| m.labels.as_ref())
