@@ -57,9 +57,23 @@ const PATTERNS: &[(&[&str], &str)] = &[
     (&["status", "conditions"], "lastTransitionTime"),
 ];
 
+/// Required non-pointer object fields (a missing one reads as `{}` in
+/// k8s-openapi, as Go's `nil` upstream): the workloads' `spec.selector`
+/// and ControllerRevision `data`.
+const FIELDS: &[&[&str]] = &[&["spec", "selector"], &["data"]];
+
 /// Scans a submitted object for required fields that were left out.
 pub fn find_absent(object: &Value) -> Absent {
     let mut absent = Absent::default();
+    for field in FIELDS {
+        let value = field.iter().try_fold(object, |node, seg| node.get(seg));
+        if value.is_none_or(Value::is_null) {
+            let path = field
+                .iter()
+                .fold(Path::default(), |path, seg| path.child(seg));
+            absent.insert(&path);
+        }
+    }
     for (list_path, key) in PATTERNS {
         let mut node = object;
         let mut path = Path::default();

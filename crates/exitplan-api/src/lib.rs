@@ -28,6 +28,8 @@
 //! * [`core`] also holds the Namespace, Node and Event strategies; [`events`]
 //!   — `events.k8s.io/v1` Events (a view of core Events) and [`coordination`]
 //!   — Leases.
+//! * [`apps`] — apps/v1 workloads (Deployment, ReplicaSet, StatefulSet,
+//!   DaemonSet, ControllerRevision) and the `scale` subresource.
 //! * [`batch`] — Job validation and defaulting for failure handling.
 //! * [`policy`] — PodDisruptionBudget validation and the pod eviction
 //!   subresource decision.
@@ -35,6 +37,7 @@
 //!   [`patch`] derives each kind's merge behaviour from them.
 
 pub mod absent;
+pub mod apps;
 pub mod batch;
 pub mod conditions;
 pub mod coordination;

@@ -6,7 +6,7 @@
 //! defaulter also runs the core/v1 PodSpec defaults on the template
 //! ([`crate::core::validation::defaults::default_pod_spec`]).
 
-use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::batch::v1::{Job, PodFailurePolicy};
 
 use super::constants::{
     COMPLETION_NON_INDEXED, REPLACEMENT_FAILED, REPLACEMENT_TERMINATING_OR_FAILED,
@@ -72,18 +72,24 @@ pub fn default_job(job: &mut Job) {
         spec.manual_selector = Some(false);
     }
     if let Some(policy) = &mut spec.pod_failure_policy {
-        for rule in &mut policy.rules {
-            for pattern in rule.on_pod_conditions.iter_mut().flatten() {
-                if pattern.status.as_deref().unwrap_or_default().is_empty() {
-                    pattern.status = Some(CONDITION_TRUE.to_owned());
-                }
-            }
-        }
+        default_pod_failure_policy(policy);
     }
     crate::core::validation::defaults::default_pod_spec(
         spec.template.spec.get_or_insert_with(Default::default),
         false,
     );
+}
+
+/// `SetDefaults_PodFailurePolicyOnPodConditionsPattern` on every rule:
+/// an empty `onPodConditions[*].status` becomes `True`.
+pub fn default_pod_failure_policy(policy: &mut PodFailurePolicy) {
+    for rule in &mut policy.rules {
+        for pattern in rule.on_pod_conditions.iter_mut().flatten() {
+            if pattern.status.as_deref().unwrap_or_default().is_empty() {
+                pattern.status = Some(CONDITION_TRUE.to_owned());
+            }
+        }
+    }
 }
 
 #[cfg(test)]

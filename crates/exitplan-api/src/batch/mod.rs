@@ -14,7 +14,9 @@
 //! * [`job_status`] — `/status` rules and `getStatusValidationOptions`;
 //! * [`job_strategy`] — [`JobStrategy`];
 //! * [`indexes`] — the `completedIndexes` / `failedIndexes` interval lists;
-//! * [`constants`] — the well-known strings of Job failure handling.
+//! * [`constants`] — the well-known strings of Job failure handling;
+//! * [`cron_job`] — CronJob defaulting, validation and [`cron_job::CronJobStrategy`],
+//!   with the schedule syntax in [`cron_schedule`].
 //!
 //! Shared rules live at the crate root: [`crate::selector`],
 //! [`crate::render`], [`crate::equality`], [`crate::nonnegative`] and the
@@ -23,6 +25,8 @@
 //! Every feature gate is treated as on (§15): nothing is dropped on create.
 
 pub mod constants;
+pub mod cron_job;
+pub mod cron_schedule;
 pub mod defaults;
 pub mod indexes;
 pub mod job;

@@ -4,7 +4,8 @@
 //! and the strategies of `pods/ephemeralcontainers` and `pods/resize`
 //! ([`pod_subresources`]); the well-known core strings ([`constants`]) and the pod
 //! predicates other modules share ([`podutil`]); the strategies of the simple
-//! core kinds: [`namespace`], [`node`], [`event`].
+//! core kinds: [`namespace`], [`node`], [`event`]; the pod-template kinds:
+//! [`replication_controller`], [`pod_template`].
 
 pub mod configmap;
 pub mod constants;
@@ -18,7 +19,9 @@ pub mod persistent_volume;
 pub mod persistent_volume_claim;
 pub mod pod;
 pub mod pod_subresources;
+pub mod pod_template;
 pub mod podutil;
+pub mod replication_controller;
 pub mod resource_quota;
 pub mod secret;
 pub mod service;

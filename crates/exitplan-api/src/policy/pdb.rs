@@ -49,7 +49,8 @@ pub fn is_valid_percent(s: &str) -> Vec<String> {
     }
 }
 
-fn int_or_string_value(v: &IntOrString) -> BadValue {
+/// An `IntOrString` as the value of a field error (a quoted string or a number).
+pub fn int_or_string_value(v: &IntOrString) -> BadValue {
     match v {
         IntOrString::Int(i) => BadValue::Int(i64::from(*i)),
         IntOrString::String(s) => BadValue::Str(s.clone()),
