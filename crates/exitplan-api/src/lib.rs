@@ -33,6 +33,7 @@
 //!   subresource decision.
 
 pub mod absent;
+pub mod apiextensions;
 pub mod batch;
 pub mod conditions;
 pub mod coordination;
