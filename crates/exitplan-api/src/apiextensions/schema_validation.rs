@@ -251,12 +251,23 @@ fn node(n: Node<'_>, data: &Value, path: &str, out: &mut Vec<OErr>) {
     }
 }
 
+/// The start of kube-openapi's messages: `<path> in body`, or `in body`
+/// for the value itself.
+fn subject(path: &str) -> String {
+    if path.is_empty() {
+        "in body".to_owned()
+    } else {
+        format!("{path} in body")
+    }
+}
+
 fn type_error(path: &str, ty: &str, value: &str) -> OErr {
     OErr::TypeInvalid(
         path.to_owned(),
         value.to_owned(),
         format!(
-            "{path} in body must be of type {ty}: {}",
+            "{} must be of type {ty}: {}",
+            subject(path),
             crate::field::go_quote(value)
         ),
     )
@@ -345,7 +356,7 @@ fn string(vv: &ValueValidation, s: &str, path: &str, out: &mut Vec<OErr>) {
         out.push(OErr::Invalid(
             path.to_owned(),
             s.into(),
-            format!("{path} in body should be at least {min} chars long"),
+            format!("{} should be at least {min} chars long", subject(path)),
         ));
         return;
     }
@@ -357,7 +368,7 @@ fn string(vv: &ValueValidation, s: &str, path: &str, out: &mut Vec<OErr>) {
             out.push(OErr::Invalid(
                 path.to_owned(),
                 s.into(),
-                format!("{path} in body should match '{}'", vv.pattern),
+                format!("{} should match '{}'", subject(path), vv.pattern),
             ));
         }
     }
@@ -369,7 +380,8 @@ fn format(vv: &ValueValidation, s: &str, path: &str, out: &mut Vec<OErr>) {
             path.to_owned(),
             s.to_owned(),
             format!(
-                "{path} in body must be of type {}: {}",
+                "{} must be of type {}: {}",
+                subject(path),
                 vv.format,
                 crate::field::go_quote(s)
             ),
@@ -385,7 +397,7 @@ fn number(vv: &ValueValidation, data: &Value, path: &str, out: &mut Vec<OErr>) {
             out.push(OErr::Invalid(
                 path.to_owned(),
                 bad_value(data),
-                format!("{path} in body should be a multiple of {}", go_float(m)),
+                format!("{} should be a multiple of {}", subject(path), go_float(m)),
             ));
         }
     }
@@ -404,7 +416,7 @@ fn number(vv: &ValueValidation, data: &Value, path: &str, out: &mut Vec<OErr>) {
             out.push(OErr::Invalid(
                 path.to_owned(),
                 bad_value(data),
-                format!("{path} in body should be {cmp} {}", go_float(min)),
+                format!("{} should be {cmp} {}", subject(path), go_float(min)),
             ));
         }
     }
@@ -423,7 +435,7 @@ fn number(vv: &ValueValidation, data: &Value, path: &str, out: &mut Vec<OErr>) {
             out.push(OErr::Invalid(
                 path.to_owned(),
                 bad_value(data),
-                format!("{path} in body should be {cmp} {}", go_float(max)),
+                format!("{} should be {cmp} {}", subject(path), go_float(max)),
             ));
         }
     }
@@ -441,7 +453,7 @@ fn array(n: Node<'_>, items: &[Value], path: &str, out: &mut Vec<OErr>) {
         out.push(OErr::Invalid(
             path.to_owned(),
             BadValue::Int(size),
-            format!("{path} in body should have at least {min} items"),
+            format!("{} should have at least {min} items", subject(path)),
         ));
     }
     if let Some(max) = vv.max_items.filter(|m| size > *m) {
@@ -456,7 +468,7 @@ fn array(n: Node<'_>, items: &[Value], path: &str, out: &mut Vec<OErr>) {
             out.push(OErr::Invalid(
                 path.to_owned(),
                 "".into(),
-                format!("{path} in body shouldn't contain duplicates"),
+                format!("{} shouldn't contain duplicates", subject(path)),
             ));
         }
     }
@@ -499,7 +511,7 @@ fn object(n: Node<'_>, map: &Map<String, Value>, path: &str, out: &mut Vec<OErr>
         out.push(OErr::Invalid(
             path.to_owned(),
             BadValue::Int(num),
-            format!("{path} in body should have at least {min} properties"),
+            format!("{} should have at least {min} properties", subject(path)),
         ));
         return;
     }
