@@ -89,6 +89,9 @@ fn want(list: &[(ErrorType, &str)]) -> Vec<(ErrorType, String)> {
     v
 }
 
+/// The expected errors of a case: type and field.
+type Expected = Vec<(ErrorType, &'static str)>;
+
 const SCHEMA: &str = "/spec/versions/0/schema/openAPIV3Schema";
 
 fn prop(name: &str) -> String {
@@ -99,7 +102,7 @@ fn prop(name: &str) -> String {
 fn validate_crd_cases() {
     let second_version = json!({"name": "version2", "served": true, "storage": false,
         "schema": {"openAPIV3Schema": {"type": "object"}}});
-    let cases: Vec<(&str, Value, Vec<(ErrorType, &str)>)> = vec![
+    let cases: Vec<(&str, Value, Expected)> = vec![
         ("valid", base(), vec![]),
         (
             "name must be plural.group",
@@ -570,7 +573,7 @@ fn validate_crd_update_cases() {
         );
         v
     };
-    let cases: Vec<(&str, Value, Value, Vec<(ErrorType, &str)>)> = vec![
+    let cases: Vec<(&str, Value, Value, Expected)> = vec![
         ("unchanged", base(), base(), vec![]),
         (
             "group and plural are immutable",
