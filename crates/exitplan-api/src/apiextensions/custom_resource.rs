@@ -37,6 +37,15 @@ pub struct ResourceKind<'a> {
     pub scale: Option<&'a CustomResourceSubresourceScale>,
 }
 
+/// What upstream's decoder does to a written custom resource before the
+/// strategy runs: prunes unknown fields (returning their paths, for
+/// `fieldValidation=Warn/Strict`), then applies defaults.
+pub fn prune_and_default(s: &Structural, obj: &mut Value) -> Vec<String> {
+    let unknown = super::pruning::prune(s, obj);
+    super::defaulting::apply_defaults(s, obj);
+    unknown
+}
+
 /// `ValidateTypeMeta`: `kind` and `apiVersion` must be the served ones.
 pub fn validate_type_meta(obj: &Value, k: &ResourceKind<'_>) -> ErrorList {
     let mut errs = ErrorList::new();
@@ -270,6 +279,19 @@ mod tests {
             namespaced: true,
             scale: None,
         }
+    }
+
+    #[test]
+    fn prune_then_default() {
+        let s: JSONSchemaProps = serde_json::from_value(json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {"size": {"type": "integer", "default": 1}}}}
+        }))
+        .expect("schema");
+        let s = Structural::new(&s).expect("structural");
+        let mut obj = json!({"apiVersion": "example.com/v1", "kind": "Foo", "metadata": {"name": "a"}, "spec": {"x": 1}});
+        assert_eq!(prune_and_default(&s, &mut obj), vec!["spec.x".to_owned()]);
+        assert_eq!(obj["spec"], json!({"size": 1}));
     }
 
     #[test]

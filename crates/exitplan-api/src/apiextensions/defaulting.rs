@@ -11,8 +11,44 @@ fn non_nullable_null(x: &Value, s: Option<&Structural>) -> bool {
     x.is_null() && s.is_some_and(|s| !s.generic.nullable)
 }
 
-/// `structuraldefaulting.Default`: fills defaults into `x` in place.
+/// Defaults a custom resource as upstream's `unstructuredDefaulter` does
+/// (on decode of a write and on read from storage): [`default_values`],
+/// then [`prune_non_nullable_nulls_without_defaults`].
 pub fn apply_defaults(s: &Structural, x: &mut Value) {
+    default_values(s, x);
+    prune_non_nullable_nulls_without_defaults(s, x);
+}
+
+/// `PruneNonNullableNullsWithoutDefaults`: drops object fields that are
+/// `null` where the schema neither allows `null` nor has a default.
+pub fn prune_non_nullable_nulls_without_defaults(s: &Structural, x: &mut Value) {
+    match x {
+        Value::Object(map) => {
+            map.retain(|k, v| {
+                !(v.is_null()
+                    && s.properties
+                        .get(k)
+                        .is_some_and(|p| p.generic.default.is_none() && !p.generic.nullable))
+            });
+            for (k, v) in map.iter_mut() {
+                if let Some(sub) = s.properties.get(k).or_else(|| s.additional_schema()) {
+                    prune_non_nullable_nulls_without_defaults(sub, v);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(is) = s.items.as_deref() {
+                for v in items {
+                    prune_non_nullable_nulls_without_defaults(is, v);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `structuraldefaulting.Default`: fills defaults into `x` in place.
+pub fn default_values(s: &Structural, x: &mut Value) {
     match x {
         Value::Object(map) => {
             for (k, prop) in &s.properties {
@@ -32,7 +68,7 @@ pub fn apply_defaults(s: &Structural, x: &mut Value) {
             let additional = s.additional_schema();
             for (k, v) in map.iter_mut() {
                 if let Some(prop) = s.properties.get(k) {
-                    apply_defaults(prop, v);
+                    default_values(prop, v);
                 } else if s.generic.additional_properties.is_some()
                     && let Some(a) = additional
                 {
@@ -41,7 +77,7 @@ pub fn apply_defaults(s: &Structural, x: &mut Value) {
                     {
                         *v = d.clone();
                     }
-                    apply_defaults(a, v);
+                    default_values(a, v);
                 }
             }
         }
@@ -53,7 +89,7 @@ pub fn apply_defaults(s: &Structural, x: &mut Value) {
                 {
                     *v = d.clone();
                 }
-                apply_defaults(is, v);
+                default_values(is, v);
             }
         }
         _ => {}
@@ -91,6 +127,11 @@ mod tests {
                 "set values stay, null non-nullable is defaulted, null nullable stays",
                 json!({"a": "set", "b": null, "n": null}),
                 json!({"a": "set", "b": {"x": 1, "y": 2}, "n": null}),
+            ),
+            (
+                "a null without default that may not be null is dropped",
+                json!({"a": "set", "b": {"x": null}, "n": "v"}),
+                json!({"a": "set", "b": {"y": 2}, "n": "v"}),
             ),
             (
                 "list items and map values",

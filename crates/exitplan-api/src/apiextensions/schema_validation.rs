@@ -389,11 +389,24 @@ fn format(vv: &ValueValidation, s: &str, path: &str, out: &mut Vec<OErr>) {
     }
 }
 
+/// `swag.IsFloat64AJSONInteger`: integral within a relative error of 1e-9.
+fn is_float_a_json_integer(f: f64) -> bool {
+    if !f.is_finite() {
+        return false;
+    }
+    let g = f.trunc();
+    if f == g {
+        return true;
+    }
+    let diff = (f - g).abs();
+    diff / (f.abs() + g.abs()) < 1e-9
+}
+
 fn number(vv: &ValueValidation, data: &Value, path: &str, out: &mut Vec<OErr>) {
     let v = as_f64(data);
     if let Some(m) = vv.multiple_of.filter(|m| *m != 0.0) {
-        let q = v / m;
-        if q.fract() != 0.0 {
+        let q = if m < 1.0 { 1.0 / m * v } else { v / m };
+        if !is_float_a_json_integer(q) {
             out.push(OErr::Invalid(
                 path.to_owned(),
                 bad_value(data),

@@ -232,6 +232,16 @@ fn base_path_prefixes_errors() {
 }
 
 #[test]
+fn multiple_of_tolerates_float_error() {
+    let s = structural(object(json!({"m": {"type": "number", "multipleOf": 0.1}})));
+    assert!(validate_value(None, &s, &json!({"m": 0.3})).is_empty());
+    assert_eq!(
+        validate_value(None, &s, &json!({"m": 0.35})).to_string(),
+        "m: Invalid value: 0.35: m in body should be a multiple of 0.1"
+    );
+}
+
+#[test]
 fn go_float_rendering() {
     assert_eq!(go_float(1.5), "1.5");
     assert_eq!(go_float(10.0), "10");
