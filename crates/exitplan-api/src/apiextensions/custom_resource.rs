@@ -46,6 +46,94 @@ pub fn prune_and_default(s: &Structural, obj: &mut Value) -> Vec<String> {
     unknown
 }
 
+/// `customResourceStrategy.PrepareForCreate`: with a `status`
+/// subresource a create cannot set `status`; the generation starts at 1.
+pub fn prepare_for_create(obj: &mut Value, status_subresource: bool) {
+    let Value::Object(map) = obj else { return };
+    if status_subresource {
+        map.remove("status");
+    }
+    set_generation(map, 1);
+}
+
+/// `customResourceStrategy.PrepareForUpdate`: with a `status` subresource
+/// the stored `status` is kept; any change outside `metadata` bumps the
+/// generation (from the stored one).
+pub fn prepare_for_update(new: &mut Value, old: &Value, status_subresource: bool) {
+    let (Value::Object(n), Value::Object(o)) = (&mut *new, old) else {
+        return;
+    };
+    if status_subresource {
+        match o.get("status") {
+            Some(st) => {
+                n.insert("status".to_owned(), st.clone());
+            }
+            None => {
+                n.remove("status");
+            }
+        }
+    }
+    let old_generation = o
+        .get("metadata")
+        .and_then(|m| m.get("generation"))
+        .and_then(Value::as_i64);
+    let non_meta = |m: &serde_json::Map<String, Value>| -> serde_json::Map<String, Value> {
+        m.iter()
+            .filter(|(k, _)| k.as_str() != "metadata")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    let changed = !json_eq(&Value::Object(non_meta(n)), &Value::Object(non_meta(o)));
+    match crate::strategy::next_generation(old_generation, changed) {
+        Some(g) => set_generation(n, g),
+        None => {
+            if let Some(Value::Object(m)) = n.get_mut("metadata") {
+                m.remove("generation");
+            }
+        }
+    }
+}
+
+/// `statusStrategy.PrepareForUpdate`: a `/status` write changes only
+/// `status` (and keeps its own `managedFields`); everything else is the
+/// stored object.
+pub fn prepare_for_status_update(new: &mut Value, old: &Value) {
+    let status = new.get("status").cloned();
+    let managed = new
+        .get("metadata")
+        .and_then(|m| m.get("managedFields"))
+        .cloned();
+    *new = old.clone();
+    let Value::Object(n) = new else { return };
+    match status {
+        Some(st) => {
+            n.insert("status".to_owned(), st);
+        }
+        None => {
+            n.remove("status");
+        }
+    }
+    if let Some(Value::Object(m)) = n.get_mut("metadata") {
+        match managed {
+            Some(mf) => {
+                m.insert("managedFields".to_owned(), mf);
+            }
+            None => {
+                m.remove("managedFields");
+            }
+        }
+    }
+}
+
+fn set_generation(map: &mut serde_json::Map<String, Value>, generation: i64) {
+    let meta = map
+        .entry("metadata".to_owned())
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Value::Object(m) = meta {
+        m.insert("generation".to_owned(), Value::from(generation));
+    }
+}
+
 /// `ValidateTypeMeta`: `kind` and `apiVersion` must be the served ones.
 pub fn validate_type_meta(obj: &Value, k: &ResourceKind<'_>) -> ErrorList {
     let mut errs = ErrorList::new();
@@ -292,6 +380,43 @@ mod tests {
         let mut obj = json!({"apiVersion": "example.com/v1", "kind": "Foo", "metadata": {"name": "a"}, "spec": {"x": 1}});
         assert_eq!(prune_and_default(&s, &mut obj), vec!["spec.x".to_owned()]);
         assert_eq!(obj["spec"], json!({"size": 1}));
+    }
+
+    #[test]
+    fn strategy_prepares() {
+        let mut obj = json!({"metadata": {"name": "a"}, "spec": {"x": 1}, "status": {"s": 1}});
+        prepare_for_create(&mut obj, true);
+        assert_eq!(
+            obj,
+            json!({"metadata": {"name": "a", "generation": 1}, "spec": {"x": 1}})
+        );
+
+        let old = json!({"metadata": {"name": "a", "generation": 3}, "spec": {"x": 1}, "status": {"s": 1}});
+        let mut new = json!({"metadata": {"name": "a", "labels": {"l": "v"}}, "spec": {"x": 1}, "status": {"s": 2}});
+        prepare_for_update(&mut new, &old, true);
+        assert_eq!(new["status"], json!({"s": 1}));
+        assert_eq!(
+            new["metadata"]["generation"],
+            json!(3),
+            "metadata-only change"
+        );
+        let mut new = json!({"metadata": {"name": "a"}, "spec": {"x": 2}});
+        prepare_for_update(&mut new, &old, true);
+        assert_eq!(new["metadata"]["generation"], json!(4));
+        let mut new = json!({"metadata": {"name": "a"}, "spec": {"x": 1}, "status": {"s": 2}});
+        prepare_for_update(&mut new, &old, false);
+        assert_eq!(
+            new["metadata"]["generation"],
+            json!(4),
+            "without the subresource status counts"
+        );
+
+        let mut new = json!({"metadata": {"name": "a", "labels": {"l": "v"}, "managedFields": [{"manager": "m"}]}, "spec": {"x": 9}, "status": {"s": 5}});
+        prepare_for_status_update(&mut new, &old);
+        assert_eq!(
+            new,
+            json!({"metadata": {"name": "a", "generation": 3, "managedFields": [{"manager": "m"}]}, "spec": {"x": 1}, "status": {"s": 5}})
+        );
     }
 
     #[test]
