@@ -462,6 +462,42 @@ fn validate_crd_cases() {
             vec![(Required, "spec.conversion.webhookClientConfig")],
         ),
         (
+            "webhook url",
+            with(&[(
+                "/spec/conversion",
+                json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "http://u@/p?q=1#f"}}}),
+            )]),
+            vec![
+                (Invalid, "spec.conversion.webhookClientConfig.url"),
+                (Invalid, "spec.conversion.webhookClientConfig.url"),
+                (Invalid, "spec.conversion.webhookClientConfig.url"),
+                (Invalid, "spec.conversion.webhookClientConfig.url"),
+                (Invalid, "spec.conversion.webhookClientConfig.url"),
+            ],
+        ),
+        (
+            "webhook service",
+            with(&[(
+                "/spec/conversion",
+                json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v9"], "clientConfig": {"service": {"name": "", "namespace": "ns", "port": 0, "path": "/a//B"}}}}),
+            )]),
+            vec![
+                (Required, "spec.conversion.webhookClientConfig.service.name"),
+                (Invalid, "spec.conversion.webhookClientConfig.service.port"),
+                (Invalid, "spec.conversion.webhookClientConfig.service.path"),
+                (Invalid, "spec.conversion.webhookClientConfig.service.path"),
+                (Invalid, "spec.conversion.conversionReviewVersions"),
+            ],
+        ),
+        (
+            "valid webhook",
+            with(&[(
+                "/spec/conversion",
+                json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://example.com/convert"}}}),
+            )]),
+            vec![],
+        ),
+        (
             "None conversion with review versions",
             with(&[(
                 "/spec/conversion",
