@@ -264,17 +264,9 @@ fn validate_embedded(s: &Structural, x: &Value, path: Option<&Path>) -> ErrorLis
             if s.extensions.embedded_resource
                 && let Some(p) = path
             {
-                let e = validate_embedded_resource(p, map);
-                if !e.is_empty() {
-                    return e;
-                }
+                errs.append(validate_embedded_resource(p, map));
             }
             for (k, v) in map {
-                if s.extensions.embedded_resource
-                    && matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
-                {
-                    continue;
-                }
                 if let Some(sub) = s.properties.get(k).or_else(|| s.additional_schema()) {
                     errs.append(validate_embedded(sub, v, Some(&child(path, k))));
                 }
@@ -296,10 +288,10 @@ fn validate_embedded(s: &Structural, x: &Value, path: Option<&Path>) -> ErrorLis
 fn validate_embedded_resource(p: &Path, x: &serde_json::Map<String, Value>) -> ErrorList {
     let mut errs = ErrorList::new();
     if !x.contains_key("apiVersion") {
-        errs.push(Error::required(&p.child("apiVersion"), "must not be empty"));
+        errs.push(Error::required(&p.child("apiVersion"), ""));
     }
     if !x.contains_key("kind") {
-        errs.push(Error::required(&p.child("kind"), "must not be empty"));
+        errs.push(Error::required(&p.child("kind"), ""));
     }
     if let Some(v) = x.get("apiVersion") {
         let ap = p.child("apiVersion");
@@ -336,7 +328,33 @@ fn validate_embedded_resource(p: &Path, x: &serde_json::Map<String, Value>) -> E
             }
         }
     }
+    if let Some(v) = x.get("metadata") {
+        errs.append(validate_embedded_metadata(p, v));
+    }
     errs
+}
+
+/// The `metadata` of an embedded resource: `ValidateObjectMeta` with the
+/// path-segment name rule, a namespace only required when set, and a
+/// missing name allowed (upstream validates a placeholder name).
+fn validate_embedded_metadata(p: &Path, v: &Value) -> ErrorList {
+    let mp = p.child("metadata");
+    let mut m: ObjectMeta = match serde_json::from_value(v.clone()) {
+        Ok(m) => m,
+        Err(e) => return ErrorList::from(vec![Error::invalid(&mp, bad_value(v), e.to_string())]),
+    };
+    if m.name.as_deref().unwrap_or_default().is_empty() {
+        m.name = Some("fakename".to_owned());
+    }
+    let namespaced = m.namespace.as_deref().is_some_and(|n| !n.is_empty());
+    meta::generic::validate_object_meta_generic(&m)
+        .into_iter()
+        .filter(|e| namespaced || e.field != "metadata.namespace")
+        .map(|mut e| {
+            e.field = format!("{p}.{}", e.field);
+            e
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -433,7 +451,7 @@ mod tests {
         let obj = json!({
             "apiVersion": "example.com/v1", "kind": "Foo",
             "metadata": {"name": "Bad_Name"},
-            "spec": {"size": 0, "template": {"kind": 1}}
+            "spec": {"size": 0, "template": {"kind": 1, "metadata": {"name": "a/b", "labels": {"k": "bad value"}}}}
         });
         let got: Vec<String> = validate_create(&structural(), &obj, &kind())
             .iter()
@@ -445,8 +463,10 @@ mod tests {
                 "metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned(),
                 "metadata.namespace: Required value".to_owned(),
                 "spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1".to_owned(),
-                "spec.template.apiVersion: Required value: must not be empty".to_owned(),
+                "spec.template.apiVersion: Required value".to_owned(),
                 "spec.template.kind: Invalid value: 1: must be a string".to_owned(),
+                "spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/'".to_owned(),
+                "spec.template.metadata.labels: Invalid value: \"bad value\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_owned(),
             ]
         );
     }
