@@ -38,10 +38,8 @@ fn is_meta_field(k: &str) -> bool {
 /// warnings of `fieldValidation=Warn` and the errors of `Strict`.
 pub fn prune(s: &Structural, obj: &mut Value) -> Vec<String> {
     let mut pruned = Vec::new();
-    let mut root = s.clone();
-    root.extensions.embedded_resource = true;
-    walk(obj, Some(&root), &mut String::new(), &mut pruned);
-    coerce_metadata(obj, Some(&root), &mut String::new(), &mut pruned);
+    walk(obj, Some(s), "", &mut pruned, true);
+    coerce_metadata(obj, Some(s), "", &mut pruned, true);
     pruned.sort();
     pruned
 }
@@ -49,15 +47,7 @@ pub fn prune(s: &Structural, obj: &mut Value) -> Vec<String> {
 /// Prunes `value` against `s` (`pruning.Prune`), `is_resource_root` saying
 /// whether it is a resource whose `apiVersion`/`kind`/`metadata` stay.
 pub fn prune_with(value: &mut Value, s: &Structural, is_resource_root: bool) {
-    let mut root;
-    let s = if is_resource_root && !s.extensions.embedded_resource {
-        root = s.clone();
-        root.extensions.embedded_resource = true;
-        &root
-    } else {
-        s
-    };
-    walk(value, Some(s), &mut String::new(), &mut Vec::new());
+    walk(value, Some(s), "", &mut Vec::new(), is_resource_root);
 }
 
 fn key_path(parent: &str, k: &str) -> String {
@@ -68,9 +58,10 @@ fn key_path(parent: &str, k: &str) -> String {
     }
 }
 
-fn walk(x: &mut Value, s: Option<&Structural>, path: &mut String, pruned: &mut Vec<String>) {
+/// `prune`; `root` marks a resource root (treated as an embedded resource).
+fn walk(x: &mut Value, s: Option<&Structural>, path: &str, pruned: &mut Vec<String>, root: bool) {
     if let Some(s) = s.filter(|s| s.extensions.preserve_unknown_fields) {
-        skip(x, s, path, pruned);
+        skip(x, s, path, pruned, root);
         return;
     }
     match x {
@@ -82,13 +73,19 @@ fn walk(x: &mut Value, s: Option<&Structural>, path: &mut String, pruned: &mut V
                 map.clear();
                 return;
             };
-            object(map, s, path, pruned, false);
+            object(
+                map,
+                s,
+                path,
+                pruned,
+                false,
+                root || s.extensions.embedded_resource,
+            );
         }
         Value::Array(items) => {
             let items_schema = s.and_then(|s| s.items.as_deref());
             for (i, v) in items.iter_mut().enumerate() {
-                let mut p = format!("{path}[{i}]");
-                walk(v, items_schema, &mut p, pruned);
+                walk(v, items_schema, &format!("{path}[{i}]"), pruned, false);
             }
         }
         _ => {}
@@ -96,24 +93,26 @@ fn walk(x: &mut Value, s: Option<&Structural>, path: &mut String, pruned: &mut V
 }
 
 /// The object case of `prune` (`preserve == false`) and `skipPrune`
-/// (`preserve == true`: unknown fields stay, known ones are still pruned).
+/// (`preserve == true`: unknown fields stay, known ones are still pruned);
+/// `embedded`: a resource whose `apiVersion`/`kind`/`metadata` stay.
 fn object(
     map: &mut Map<String, Value>,
     s: &Structural,
     path: &str,
     pruned: &mut Vec<String>,
     preserve: bool,
+    embedded: bool,
 ) {
     let mut drop = Vec::new();
     for (k, v) in map.iter_mut() {
-        if s.extensions.embedded_resource && is_meta_field(k) {
+        if embedded && is_meta_field(k) {
             continue;
         }
-        let mut p = key_path(path, k);
+        let p = key_path(path, k);
         if let Some(prop) = s.properties.get(k) {
-            walk(v, Some(prop), &mut p, pruned);
+            walk(v, Some(prop), &p, pruned, false);
         } else if let Some(ap) = &s.generic.additional_properties {
-            walk(v, ap.schema.as_deref(), &mut p, pruned);
+            walk(v, ap.schema.as_deref(), &p, pruned, false);
         } else if !preserve {
             if !is_meta_field(k) || !path.is_empty() {
                 pruned.push(p);
@@ -126,13 +125,21 @@ fn object(
     }
 }
 
-fn skip(x: &mut Value, s: &Structural, path: &str, pruned: &mut Vec<String>) {
+/// `skipPrune`.
+fn skip(x: &mut Value, s: &Structural, path: &str, pruned: &mut Vec<String>, root: bool) {
     match x {
-        Value::Object(map) => object(map, s, path, pruned, true),
+        Value::Object(map) => object(
+            map,
+            s,
+            path,
+            pruned,
+            true,
+            root || s.extensions.embedded_resource,
+        ),
         Value::Array(items) => {
             if let Some(is) = s.items.as_deref() {
                 for (i, v) in items.iter_mut().enumerate() {
-                    skip(v, is, &format!("{path}[{i}]"), pruned);
+                    skip(v, is, &format!("{path}[{i}]"), pruned, false);
                 }
             }
         }
@@ -146,12 +153,13 @@ fn skip(x: &mut Value, s: &Structural, path: &str, pruned: &mut Vec<String>) {
 fn coerce_metadata(
     x: &mut Value,
     s: Option<&Structural>,
-    path: &mut String,
+    path: &str,
     pruned: &mut Vec<String>,
+    root: bool,
 ) {
     match x {
         Value::Object(map) => {
-            let embedded = s.is_some_and(|s| s.extensions.embedded_resource);
+            let embedded = root || s.is_some_and(|s| s.extensions.embedded_resource);
             if embedded {
                 match map.get_mut("metadata") {
                     Some(Value::Object(meta)) => {
@@ -178,8 +186,7 @@ fn coerce_metadata(
                 }
                 let sub = s.properties.get(k).or_else(|| s.additional_schema());
                 if sub.is_some() {
-                    let mut p = key_path(path, k);
-                    coerce_metadata(v, sub, &mut p, pruned);
+                    coerce_metadata(v, sub, &key_path(path, k), pruned, false);
                 }
             }
         }
@@ -187,7 +194,7 @@ fn coerce_metadata(
             let is = s.and_then(|s| s.items.as_deref());
             if is.is_some() {
                 for (i, v) in items.iter_mut().enumerate() {
-                    coerce_metadata(v, is, &mut format!("{path}[{i}]"), pruned);
+                    coerce_metadata(v, is, &format!("{path}[{i}]"), pruned, false);
                 }
             }
         }

@@ -360,17 +360,15 @@ fn string(vv: &ValueValidation, s: &str, path: &str, out: &mut Vec<OErr>) {
         ));
         return;
     }
-    if !vv.pattern.is_empty() {
-        // An uncompilable pattern was refused with the CRD.
-        if let Ok(re) = regex::Regex::new(&vv.pattern)
-            && !re.is_match(s)
-        {
-            out.push(OErr::Invalid(
-                path.to_owned(),
-                s.into(),
-                format!("{} should match '{}'", subject(path), vv.pattern),
-            ));
-        }
+    // An uncompilable pattern was refused with the CRD.
+    if let Some(re) = &vv.pattern_regex
+        && !re.0.is_match(s)
+    {
+        out.push(OErr::Invalid(
+            path.to_owned(),
+            s.into(),
+            format!("{} should match '{}'", subject(path), vv.pattern),
+        ));
     }
 }
 

@@ -76,6 +76,16 @@ pub struct Generic {
     pub additional_properties: Option<AdditionalProperties>,
 }
 
+/// A compiled `pattern` (compared by its source text).
+#[derive(Clone, Debug)]
+pub struct Pattern(pub regex::Regex);
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
 /// The value validations of a schema node (`ValueValidation`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ValueValidation {
@@ -95,6 +105,8 @@ pub struct ValueValidation {
     pub min_length: Option<i64>,
     /// `pattern`.
     pub pattern: String,
+    /// `pattern`, compiled once (`None` when empty or not a valid regex).
+    pub pattern_regex: Option<Pattern>,
     /// `maxItems`.
     pub max_items: Option<i64>,
     /// `minItems`.
@@ -232,6 +244,12 @@ fn value_validation(s: &JSONSchemaProps) -> Result<ValueValidation, StructuralEr
         max_length: s.max_length,
         min_length: s.min_length,
         pattern: s.pattern.clone().unwrap_or_default(),
+        pattern_regex: s
+            .pattern
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .and_then(|p| regex::Regex::new(p).ok())
+            .map(Pattern),
         max_items: s.max_items,
         min_items: s.min_items,
         unique_items: s.unique_items.unwrap_or(false),
