@@ -14,7 +14,8 @@
 //! ```
 //!
 //! * [`defaults`] — `SetDefaults_CustomResourceDefinition`.
-//! * [`validation`] — `ValidateCustomResourceDefinition*`.
+//! * [`validation`] — `ValidateCustomResourceDefinition*`; its schema rules
+//!   in [`schema_rules`], the conversion webhook's in [`webhook`].
 //! * [`structural`] — the structural schema (`NewStructural`,
 //!   `ValidateStructural`).
 //! * [`strategy`] — the CRD registry strategy (main resource and `/status`).
@@ -29,11 +30,13 @@ pub mod listtype;
 pub mod naming;
 pub mod pruning;
 pub mod scale;
+pub mod schema_rules;
 pub mod schema_validation;
 pub mod strategy;
 pub mod string_formats;
 pub mod structural;
 pub mod validation;
+pub mod webhook;
 
 pub use strategy::CrdStrategy;
 pub use structural::Structural;
