@@ -26,6 +26,7 @@
 pub mod custom_resource;
 pub mod defaulting;
 pub mod defaults;
+pub mod go_regex;
 pub mod listtype;
 pub mod naming;
 pub mod pruning;

@@ -248,7 +248,7 @@ fn value_validation(s: &JSONSchemaProps) -> Result<ValueValidation, StructuralEr
             .pattern
             .as_deref()
             .filter(|p| !p.is_empty())
-            .and_then(|p| regex::Regex::new(p).ok())
+            .and_then(|p| super::go_regex::compile(p).ok())
             .map(Pattern),
         max_items: s.max_items,
         min_items: s.min_items,
@@ -585,29 +585,18 @@ fn value_validation_errors(
         errs.append(nested_errors(n, false, lvl, &path.child("not")));
     }
     if !v.pattern.is_empty()
-        && let Err(e) = regex::Regex::new(&v.pattern)
+        && let Err(e) = super::go_regex::compile(&v.pattern)
     {
         errs.push(Error::invalid(
             &path.child("pattern"),
             v.pattern.as_str(),
             format!(
                 "must be a valid regular expression, but isn't: {}",
-                regex_error_text(&e)
+                super::go_regex::error_text(&v.pattern, &e)
             ),
         ));
     }
     errs
-}
-
-/// The compile error of a pattern (Go's `regexp` wording differs; the
-/// `regex` crate's first line is the closest honest text).
-fn regex_error_text(e: &regex::Error) -> String {
-    e.to_string()
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .trim()
-        .to_owned()
 }
 
 fn nested_errors(
@@ -898,7 +887,7 @@ mod tests {
                 "bad pattern",
                 serde_json::json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "("}}}),
                 vec![
-                    r#"openAPIV3Schema.properties[s].pattern: Invalid value: "(": must be a valid regular expression, but isn't: error: unclosed group"#,
+                    r#"openAPIV3Schema.properties[s].pattern: Invalid value: "(": must be a valid regular expression, but isn't: error parsing regexp: missing closing ): `(`"#,
                 ],
             ),
         ];
