@@ -48,8 +48,33 @@ fn is_date(s: &str) -> bool {
     s.len() == 10 && s.parse::<jiff::civil::Date>().is_ok() && s.as_bytes().get(4) == Some(&b'-')
 }
 
+/// strfmt's `DateTimeFormats`: RFC 3339 (also without the offset colon),
+/// local `2006-01-02T15:04:05`, reduced precision `2006-01-02T15:04[Z]`
+/// and `2006-01-02 15:04:05`.
 fn is_date_time(s: &str) -> bool {
-    s.parse::<jiff::Timestamp>().is_ok()
+    if s.len() < 16
+        || s.as_bytes()
+            .get(10)
+            .is_none_or(|b| *b != b'T' && *b != b' ')
+    {
+        return false;
+    }
+    if s.parse::<jiff::Timestamp>().is_ok() {
+        return true;
+    }
+    // A `+hhmm` offset: add the colon RFC 3339 wants.
+    let b = s.as_bytes();
+    if b.len() > 5
+        && matches!(b[b.len() - 5], b'+' | b'-')
+        && b[b.len() - 4..].iter().all(u8::is_ascii_digit)
+    {
+        let fixed = format!("{}:{}", &s[..s.len() - 2], &s[s.len() - 2..]);
+        if fixed.parse::<jiff::Timestamp>().is_ok() {
+            return true;
+        }
+    }
+    let local = s.strip_suffix('Z').unwrap_or(s).replacen(' ', "T", 1);
+    local.parse::<jiff::civil::DateTime>().is_ok() && !local.contains(['+', 'z'])
 }
 
 /// Go's `time.ParseDuration` units plus kube-openapi's `d` and `w`.
@@ -193,6 +218,11 @@ mod tests {
             ("date", "2026-13-01", Some(false)),
             ("date-time", "2026-11-29T10:00:00Z", Some(true)),
             ("date-time", "2026-11-29", Some(false)),
+            ("date-time", "2026-11-29T10:00:00.123+0100", Some(true)),
+            ("date-time", "2026-11-29T10:00:00", Some(true)),
+            ("date-time", "2026-11-29T10:00Z", Some(true)),
+            ("date-time", "2026-11-29 10:00:00", Some(true)),
+            ("date-time", "2026-11-29Tnoon", Some(false)),
             ("duration", "1h30m", Some(true)),
             ("duration", "3d", Some(true)),
             ("duration", "soon", Some(false)),
