@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use kube_cel::KubeCelExt;
+use kube_cel::cel::extractors::This;
 use kube_cel::cel::objects::{Key, Map};
-use kube_cel::cel::{Context, Program, Value};
+use kube_cel::cel::{Context, ExecutionError, Program, ResolveResult, Value};
 
 use crate::escape::escape;
 use crate::schema::Node;
@@ -32,10 +33,61 @@ impl std::fmt::Debug for Env {
 }
 
 impl Env {
-    /// The standard functions plus the Kubernetes libraries.
+    /// The standard functions plus the Kubernetes libraries, with cel-go's
+    /// `size` of strings (code points), `string(bool)`, and `type()` compared
+    /// against the type identifiers (`type(self.x) == int`).
     pub fn new() -> Env {
-        Env {
+        let mut ctx = Context::default().with_all();
+        ctx.add_function("size", size);
+        let fallback = Arc::new(StringFallback {
             ctx: Context::default().with_all(),
+            program: Program::compile("string(x)").ok(),
+        });
+        ctx.add_function("string", move |This(this): This<Value>| -> ResolveResult {
+            match this {
+                Value::Bool(b) => Ok(Value::String(Arc::new(b.to_string()))),
+                other => fallback.string(other),
+            }
+        });
+        ctx.add_function("type", |This(this): This<Value>| -> ResolveResult {
+            Ok(Value::String(Arc::new(type_name(&this).to_owned())))
+        });
+        for t in [
+            "int",
+            "uint",
+            "double",
+            "bool",
+            "string",
+            "bytes",
+            "list",
+            "map",
+            "null_type",
+            "type",
+        ] {
+            ctx.add_variable_from_value(t, t);
+        }
+        let protobuf: HashMap<Key, Value> = [
+            (key("Duration"), Value::from("google.protobuf.Duration")),
+            (key("Timestamp"), Value::from("google.protobuf.Timestamp")),
+        ]
+        .into_iter()
+        .collect();
+        let google: HashMap<Key, Value> = [(
+            key("protobuf"),
+            Value::Map(Map {
+                map: Arc::new(protobuf),
+            }),
+        )]
+        .into_iter()
+        .collect();
+        ctx.add_variable_from_value(
+            "google",
+            Value::Map(Map {
+                map: Arc::new(google),
+            }),
+        );
+        Env {
+            ctx,
             timestamp: Program::compile("timestamp(s)").ok(),
             date: Program::compile("timestamp(s + 'T00:00:00Z')").ok(),
             duration: Program::compile("duration(s)").ok(),
@@ -133,6 +185,54 @@ impl Env {
             }
         }
         Value::Map(Map { map: Arc::new(map) })
+    }
+}
+
+/// kube-cel's `string()` (IP and CIDR values included), for every value but booleans.
+struct StringFallback {
+    ctx: Context<'static>,
+    program: Option<Program>,
+}
+
+impl StringFallback {
+    fn string(&self, v: Value) -> ResolveResult {
+        let Some(program) = &self.program else {
+            return Err(ExecutionError::NoSuchOverload);
+        };
+        let mut scope = self.ctx.new_inner_scope();
+        scope.add_variable_from_value("x", v);
+        program.execute(&scope)
+    }
+}
+
+/// `size()`: strings count code points, as in cel-go.
+fn size(This(this): This<Value>) -> ResolveResult {
+    let n = match &this {
+        Value::List(l) => l.len(),
+        Value::Map(m) => m.map.len(),
+        Value::String(s) => s.chars().count(),
+        Value::Bytes(b) => b.len(),
+        _ => return Err(ExecutionError::NoSuchOverload),
+    };
+    Ok(Value::Int(i64::try_from(n).unwrap_or(i64::MAX)))
+}
+
+/// The name `type(v)` is compared with.
+fn type_name(v: &Value) -> &str {
+    match v {
+        Value::List(_) => "list",
+        Value::Map(_) => "map",
+        Value::Function(..) => "function",
+        Value::Int(_) => "int",
+        Value::UInt(_) => "uint",
+        Value::Float(_) => "double",
+        Value::String(_) => "string",
+        Value::Bytes(_) => "bytes",
+        Value::Bool(_) => "bool",
+        Value::Duration(_) => "google.protobuf.Duration",
+        Value::Timestamp(_) => "google.protobuf.Timestamp",
+        Value::Opaque(o) => o.runtime_type_name(),
+        Value::Null => "null_type",
     }
 }
 
