@@ -41,6 +41,8 @@ pub(crate) enum Ty<'a> {
     Object(&'a Node),
     /// `metadata` of a resource root: only `name` and `generateName`.
     Meta,
+    /// `optional_type(T)`: `oldSelf` of an `optionalOldSelf` rule.
+    Optional(Box<Ty<'a>>),
 }
 
 impl Ty<'_> {
@@ -55,6 +57,22 @@ impl Ty<'_> {
             Ty::Bytes => "bytes",
             Ty::Duration => "google.protobuf.Duration",
             Ty::Timestamp => "google.protobuf.Timestamp",
+            _ => return None,
+        })
+    }
+
+    /// cel-go's name of a known type; `None` for `dyn`.
+    fn full_name(&self) -> Option<String> {
+        if let Some(n) = self.scalar_name() {
+            return Some(n.to_owned());
+        }
+        let inner = |t: &Ty<'_>| t.full_name().unwrap_or_else(|| "dyn".to_owned());
+        Some(match self {
+            Ty::Null => "null_type".to_owned(),
+            Ty::List(t) => format!("list({})", inner(t)),
+            Ty::Map(t) => format!("map(string, {})", inner(t)),
+            Ty::Object(_) | Ty::Meta => "object".to_owned(),
+            Ty::Optional(t) => format!("optional_type({})", inner(t)),
             _ => return None,
         })
     }
@@ -287,6 +305,7 @@ impl<'a> Checker<'_, 'a> {
                 }
             }
             Ty::Map(v) => (**v).clone(),
+            Ty::Optional(inner) => Ty::Optional(Box::new(self.select(inner, field))),
             t => {
                 if let Some(name) = t.scalar_name() {
                     let offset = find_select(self.source, field).unwrap_or(0);
@@ -305,32 +324,77 @@ impl<'a> Checker<'_, 'a> {
         self.issue(offset, format!("undefined field '{field}'"));
     }
 
+    fn no_overload(&mut self, op: &str, func: &str, args: &[Ty<'a>]) {
+        let names: Vec<String> = args
+            .iter()
+            .map(|t| t.full_name().unwrap_or_else(|| "dyn".to_owned()))
+            .collect();
+        let offset = self.source.find(op).unwrap_or(0);
+        self.issue(
+            offset,
+            format!(
+                "found no matching overload for '{func}' applied to '({})'",
+                names.join(", ")
+            ),
+        );
+    }
+
     fn call(&mut self, func: &str, target: Option<Ty<'a>>, args: Vec<Ty<'a>>) -> Ty<'a> {
-        match func {
-            "_==_" | "_!=_" => {
-                if let [a, b] = args.as_slice()
-                    && let (Some(an), Some(bn)) = (a.scalar_name(), b.scalar_name())
-                    && an != bn
-                    && !(a.is_numeric() && b.is_numeric())
-                {
-                    let op = if func == "_==_" { "==" } else { "!=" };
-                    let offset = self.source.find(op).unwrap_or(0);
-                    self.issue(
-                        offset,
-                        format!(
-                            "found no matching overload for '{func}' applied to '({an}, {bn})'"
-                        ),
-                    );
+        if let Some(Ty::Optional(inner)) = &target {
+            match func {
+                "value" => return (**inner).clone(),
+                "hasValue" => return Ty::Bool,
+                "orValue" => {
+                    if let Some(arg) = args.first()
+                        && let (Some(want), Some(got)) = (inner.full_name(), arg.full_name())
+                        && want != got
+                    {
+                        let offset = self.source.find("orValue").unwrap_or(0);
+                        self.issue(
+                            offset,
+                            format!(
+                                "found no matching overload for 'orValue' applied to 'optional_type({want}).({got})'"
+                            ),
+                        );
+                    }
+                    return (**inner).clone();
                 }
-                Ty::Bool
+                _ => {}
             }
+        }
+        let op = match func {
+            "_==_" => "==",
+            "_!=_" => "!=",
+            "_<_" => "<",
+            "_<=_" => "<=",
+            "_>_" => ">",
+            "_>=_" => ">=",
+            _ => "",
+        };
+        if !op.is_empty()
+            && let [a, b] = args.as_slice()
+        {
+            let optional_mismatch = matches!(a, Ty::Optional(_)) != matches!(b, Ty::Optional(_))
+                && a.full_name().is_some()
+                && b.full_name().is_some();
+            let scalar_mismatch = matches!(
+                (a.scalar_name(), b.scalar_name()),
+                (Some(an), Some(bn)) if an != bn
+            ) && !(a.is_numeric() && b.is_numeric())
+                && matches!(func, "_==_" | "_!=_");
+            let aggregate =
+                |t: &Ty<'_>| matches!(t, Ty::Object(_) | Ty::Meta | Ty::List(_) | Ty::Map(_));
+            let kind_mismatch = (aggregate(a) && b.scalar_name().is_some())
+                || (aggregate(b) && a.scalar_name().is_some());
+            if optional_mismatch || scalar_mismatch || kind_mismatch {
+                self.no_overload(op, func, &args);
+            }
+            return Ty::Bool;
+        }
+        match func {
             "_&&_"
             | "_||_"
             | "!_"
-            | "_<_"
-            | "_<=_"
-            | "_>_"
-            | "_>=_"
             | "@in"
             | "@not_strictly_false"
             | "matches"
@@ -341,7 +405,17 @@ impl<'a> Checker<'_, 'a> {
             | "all"
             | "exists_one"
             | "isSorted" => Ty::Bool,
-            "size" => Ty::Int,
+            "size" => {
+                let arg = target.as_ref().or(args.first());
+                if let Some(t) = arg
+                    && t.scalar_name().is_some()
+                    && !matches!(t, Ty::String | Ty::Bytes)
+                {
+                    let t = t.clone();
+                    self.no_overload("size", "size", &[t]);
+                }
+                Ty::Int
+            }
             "int" => Ty::Int,
             "uint" => Ty::Uint,
             "double" => Ty::Double,

@@ -313,7 +313,7 @@ fn compile_nonempty(
     let optional_old_self = rule.optional_old_self == Some(true);
     let self_ty = node_ty(node);
     let old_ty = if optional_old_self {
-        Ty::Dyn
+        Ty::Optional(Box::new(self_ty.clone()))
     } else {
         self_ty.clone()
     };
