@@ -298,7 +298,7 @@ fn runtime_error(path: &Path, node: &Node, rule: &CompiledRule, e: &ExecutionErr
             other => format!("index out of bounds: {other:?}"),
         },
         ExecutionError::UndeclaredReference(n) => format!("no such attribute: {n}"),
-        ExecutionError::FunctionError { message, .. } => message.clone(),
+        ExecutionError::FunctionError { message, .. } => go_function_error(message),
         other => other.to_string(),
     };
     Error::invalid(
@@ -306,4 +306,15 @@ fn runtime_error(path: &Path, node: &Node, rule: &CompiledRule, e: &ExecutionErr
         BadValue::from(node.ty.as_str()),
         format!("{text} evaluating rule: {}", rule.error_string()),
     )
+}
+
+/// A library function's error in cel-go's words, where kube-cel words it differently.
+fn go_function_error(message: &str) -> String {
+    if let Some(f) = message
+        .strip_prefix("cannot call ")
+        .and_then(|m| m.strip_suffix(" on empty list"))
+    {
+        return format!("{f} called on empty list");
+    }
+    message.to_owned()
 }
