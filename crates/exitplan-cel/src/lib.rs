@@ -11,10 +11,11 @@
 //! ```
 //!
 //! Rules run on the `cel` interpreter with the Kubernetes libraries of
-//! `kube-cel`. `cel` has no type checker and no cost tracking: [`check`] stands
-//! in for the type checks that decide most compile errors, and the
-//! per-call/per-object cost limits are not enforced (see the crate README
-//! section in the report).
+//! `kube-cel`. `cel` has no type checker and no cost tracking: a static check
+//! of each rule against its node's schema stands in for the type checks that
+//! decide most compile errors (undeclared references, undefined fields,
+//! mismatched overloads, result types), and the estimated-cost and runtime
+//! cost limits (`PerCallLimit`, `RuntimeCELCostBudget`) are not enforced.
 //!
 //! Pure: no IO, no clock.
 
@@ -76,5 +77,17 @@ impl CompiledRules {
     /// become warnings).
     pub fn validate(&self, new: &serde_json::Value, old: Option<&serde_json::Value>) -> Outcome {
         validate::validate(env(), &self.root, new, old)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiled_rules_are_shareable_across_threads() {
+        fn shareable<T: Send + Sync + 'static>() {}
+        shareable::<CompiledRules>();
+        shareable::<Outcome>();
     }
 }

@@ -34,7 +34,6 @@ pub(crate) struct Node {
     pub list_map_keys: Vec<String>,
     /// `x-kubernetes-map-type`.
     pub map_type: Option<String>,
-    /// `maxLength`/`maxItems`/`maxProperties` are not used: no cost estimation.
     /// The rules of this node, then those of its `allOf` branches.
     pub rules: Vec<CompiledRule>,
     /// Whether this node or any node below it has rules.
