@@ -126,6 +126,8 @@ const TYPE_IDENTS: &[&str] = &[
     "type",
     "google",
     "dyn",
+    "cel",
+    "lists",
     "optional",
     "sets",
     "math",
