@@ -25,6 +25,7 @@ mod escape;
 mod field_path;
 mod rule;
 mod schema;
+mod time;
 mod validate;
 mod value;
 

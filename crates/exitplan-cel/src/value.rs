@@ -34,11 +34,13 @@ impl std::fmt::Debug for Env {
 
 impl Env {
     /// The standard functions plus the Kubernetes libraries, with cel-go's
-    /// `size` of strings (code points), `string(bool)`, and `type()` compared
+    /// `size` of strings (code points), `string(bool)`, timestamp accessors in
+    /// UTC or a given zone, and `type()` compared
     /// against the type identifiers (`type(self.x) == int`).
     pub fn new() -> Env {
         let mut ctx = Context::default().with_all();
         ctx.add_function("size", size);
+        crate::time::register(&mut ctx);
         let fallback = Arc::new(StringFallback {
             ctx: Context::default().with_all(),
             program: Program::compile("string(x)").ok(),

@@ -71,7 +71,10 @@ fn schema() -> Value {
             {"rule": "cidr(self).containsIP(self) || base64.decode(self).size() > 0"},
             {"rule": "self.lastIndexOf(self, 100) > 0 || self.replace(self, self, -5) != ''"},
         ]},
-        "when": {"type": "string", "format": "date-time", "x-kubernetes-validations": [{"rule": "self > timestamp('2000-01-01T00:00:00Z')"}]},
+        "when": {"type": "string", "format": "date-time", "x-kubernetes-validations": [
+                {"rule": "self > timestamp('2000-01-01T00:00:00Z')"},
+                {"rule": "self.getHours('+01:00') >= 0 && self.getDayOfYear() >= 0 && self.getFullYear('bad') > 0"},
+            ]},
         "q": {"x-kubernetes-int-or-string": true, "x-kubernetes-validations": [{"rule": "isQuantity(self) && quantity(self).isLessThan(quantity('1Gi'))"}]},
         "labels": {"type": "object", "additionalProperties": {"type": "string", "x-kubernetes-validations": [{"rule": "self.size() < 3"}]}},
         "items": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],

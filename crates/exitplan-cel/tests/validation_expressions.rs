@@ -214,6 +214,15 @@ fn cases() -> Vec<Case> {
                 "self.val1 == self.val2",
                 "self.val1 == timestamp('2011-08-18T19:03:37.010+01:00')",
                 "self.val1 == timestamp('2011-08-18T00:00:00.000+01:00') + duration('19h3m37s10ms')",
+                "self.val1.getDate('01:00') == 18",
+                "self.val1.getMonth('01:00') == 7",
+                "self.val1.getFullYear('01:00') == 2011",
+                "self.val1.getHours('01:00') == 19",
+                "self.val1.getMinutes('01:00') == 03",
+                "self.val1.getSeconds('01:00') == 37",
+                "self.val1.getMilliseconds('01:00') == 10",
+                "self.val1.getHours('UTC') == 18",
+                "self.val1.getHours() == 18",
             ],
             errors: &[],
         },
@@ -635,8 +644,8 @@ fn cases() -> Vec<Case> {
 
 // Upstream cases left out because the `cel` interpreter differs from cel-go
 // (documented gaps, not asserted):
-// - timestamp accessors take no time zone and use the value's own offset
-//   (`self.val1.getHours('UTC') == 18`, `getDate('01:00')`, …);
+// - timestamp accessors accept fixed offsets and `UTC` only, no IANA zone
+//   names (`getHours('America/Los_Angeles')`);
 // - list-set and list-map equality ignores order upstream (`listSets`,
 //   `listMaps` cases): here lists compare in order;
 // - comparing an object with a map literal, and `self.a['b']` on an object,
