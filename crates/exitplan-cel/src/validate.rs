@@ -29,27 +29,50 @@ pub struct Outcome {
 /// The longest evaluated `messageExpression` kept (`MaxEvaluatedMessageExpressionSizeBytes`).
 const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5 * 1024;
 
-/// Where a node's value correlates with its old value, for ratcheting.
+/// A value, its correlated old value and their schema node.
+#[derive(Clone, Copy)]
+struct Pair<'v> {
+    new: &'v Json,
+    old: &'v Json,
+    node: &'v Node,
+}
+
+impl Pair<'_> {
+    /// `CachedDeepEqual`.
+    fn equal(&self) -> bool {
+        deep_equal(self.node, self.new, self.old)
+    }
+}
+
+/// Where a node's value correlates with its old value, for ratcheting
+/// (`ratchetingOptions` over `common.CorrelatedObject`).
 #[derive(Clone, Copy, Default)]
 struct Ratchet<'v> {
-    /// This node's (new, old) pair, when it correlates.
-    current: Option<(&'v Json, &'v Json)>,
+    /// This node's pair, when it correlates.
+    current: Option<Pair<'v>>,
     /// The nearest correlated ancestor's pair.
-    parent: Option<(&'v Json, &'v Json)>,
+    parent: Option<Pair<'v>>,
     /// Whether this is the object root (its `apiVersion`/`kind` never ratchet).
     root: bool,
 }
 
 impl<'v> Ratchet<'v> {
     fn key(self, k: &str) -> Ratchet<'v> {
-        let Some((new, old)) = self.current else {
+        let Some(cur) = self.current else {
             return self;
         };
         if self.root && (k == "apiVersion" || k == "kind") {
             return Ratchet::default();
         }
-        let current = match (new.get(k), old.get(k)) {
-            (Some(n), Some(o)) if new.is_object() && old.is_object() => Some((n, o)),
+        let child = cur
+            .node
+            .properties
+            .get(k)
+            .or(cur.node.additional.as_deref());
+        let current = match (child, cur.new.get(k), cur.old.get(k)) {
+            (Some(node), Some(new), Some(old)) if cur.new.is_object() && cur.old.is_object() => {
+                Some(Pair { new, old, node })
+            }
             _ => None,
         };
         Ratchet {
@@ -59,14 +82,22 @@ impl<'v> Ratchet<'v> {
         }
     }
 
-    fn index(self, i: usize, node: &Node) -> Ratchet<'v> {
-        let Some((new, old)) = self.current else {
+    fn index(self, i: usize) -> Ratchet<'v> {
+        let Some(cur) = self.current else {
             return self;
         };
-        let current = match (new.as_array(), old.as_array()) {
-            (Some(n), Some(o)) if node.is_map_list() => n
-                .get(i)
-                .and_then(|item| map_list_get(node, o, item).map(|old_item| (item, old_item))),
+        let current = match (
+            cur.new.as_array(),
+            cur.old.as_array(),
+            cur.node.items.as_deref(),
+        ) {
+            (Some(n), Some(o), Some(items)) if cur.node.is_map_list() => n.get(i).and_then(|new| {
+                map_list_get(cur.node, o, new).map(|old| Pair {
+                    new,
+                    old,
+                    node: items,
+                })
+            }),
             _ => None,
         };
         Ratchet {
@@ -79,9 +110,36 @@ impl<'v> Ratchet<'v> {
     /// `shouldRatchetError`.
     fn unchanged(&self) -> bool {
         match self.current {
-            Some((n, o)) => n == o,
-            None => self.parent.is_some_and(|(n, o)| n == o),
+            Some(c) => c.equal(),
+            None => self.parent.is_some_and(|p| p.equal()),
         }
+    }
+}
+
+/// Equality of a value and its old value through the schema: list-maps
+/// compare item by key (order does not matter), object fields must be
+/// declared (`CachedDeepEqual`).
+fn deep_equal(node: &Node, new: &Json, old: &Json) -> bool {
+    match (new, old) {
+        (Json::Array(n), Json::Array(o)) => {
+            if n.len() != o.len() {
+                return false;
+            }
+            match node.items.as_deref() {
+                Some(items) if node.is_map_list() => n.iter().all(|item| {
+                    map_list_get(node, o, item).is_some_and(|old| deep_equal(items, item, old))
+                }),
+                _ => n == o,
+            }
+        }
+        (Json::Object(n), Json::Object(o)) => {
+            n.len() == o.len()
+                && n.iter().all(|(k, v)| {
+                    let child = node.properties.get(k).or(node.additional.as_deref());
+                    matches!((child, o.get(k)), (Some(c), Some(ov)) if deep_equal(c, v, ov))
+                })
+        }
+        _ => new == old,
     }
 }
 
@@ -102,7 +160,11 @@ fn map_list_get<'v>(node: &Node, old: &'v [Json], item: &Json) -> Option<&'v Jso
 pub(crate) fn validate(env: &Env, root: &Node, new: &Json, old: Option<&Json>) -> Outcome {
     let mut out = Outcome::default();
     let ratchet = Ratchet {
-        current: old.map(|o| (new, o)),
+        current: old.map(|old| Pair {
+            new,
+            old,
+            node: root,
+        }),
         parent: None,
         root: true,
     };
@@ -150,7 +212,7 @@ fn walk(
                     &path.index(i),
                     item,
                     old_item,
-                    ratchet.index(i, node),
+                    ratchet.index(i),
                     out,
                 );
             }
@@ -245,7 +307,7 @@ fn eval_rules(
             .unwrap_or_else(|| rule.message_or_default());
         let err = error_for_reason(&current, &node.ty, detail, rule.reason);
         let ratcheted = if rule.from_all_of {
-            ratchet.parent.is_some_and(|(n, o)| n == o)
+            ratchet.parent.is_some_and(|p| p.equal())
         } else {
             ratchet.unchanged()
         };

@@ -312,3 +312,30 @@ fn schema_without_rules_is_empty() {
     );
     assert!(!compile(int_rule(json!({"rule": "self > 0"}))).is_empty());
 }
+
+#[test]
+fn ratcheting_compares_through_the_schema() {
+    let rules = compile(cr(
+        json!({
+            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "x-kubernetes-validations": [{"rule": "size(self) < 2", "message": "too many ports"}],
+                "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "port": {"type": "integer"}}}},
+            "open": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                "x-kubernetes-validations": [{"rule": "false", "message": "never"}]},
+        }),
+        json!([]),
+    ));
+    let old = json!({"spec": {"ports": [{"name": "a", "port": 1}, {"name": "b", "port": 2}], "open": {"x": 1}}});
+    // A reordered list-map is unchanged; an object with undeclared fields
+    // never compares equal, so its failures stay errors.
+    let new = json!({"spec": {"ports": [{"name": "b", "port": 2}, {"name": "a", "port": 1}], "open": {"x": 1}}});
+    let out = rules.validate(&new, Some(&old));
+    assert_eq!(
+        rendered(&out),
+        vec![r#"spec.open: Invalid value: "object": never"#]
+    );
+    assert_eq!(
+        out.warnings,
+        vec![r#"spec.ports: Invalid value: "array": too many ports"#.to_owned()]
+    );
+}
