@@ -10,7 +10,7 @@ use std::sync::Arc;
 use kube_cel::KubeCelExt;
 use kube_cel::cel::extractors::This;
 use kube_cel::cel::objects::{Key, Map};
-use kube_cel::cel::{Context, ExecutionError, Program, ResolveResult, Value};
+use kube_cel::cel::{Context, ExecutionError, FunctionContext, Program, ResolveResult, Value};
 
 use crate::escape::escape;
 use crate::schema::Node;
@@ -45,14 +45,16 @@ impl Env {
             ctx: Context::default().with_all(),
             program: Program::compile("string(x)").ok(),
         });
-        ctx.add_function("string", move |This(this): This<Value>| -> ResolveResult {
-            match this {
+        ctx.add_function("string", move |ftx: &FunctionContext| -> ResolveResult {
+            match operand(ftx)? {
                 Value::Bool(b) => Ok(Value::String(Arc::new(b.to_string()))),
                 other => fallback.string(other),
             }
         });
-        ctx.add_function("type", |This(this): This<Value>| -> ResolveResult {
-            Ok(Value::String(Arc::new(type_name(&this).to_owned())))
+        ctx.add_function("type", |ftx: &FunctionContext| -> ResolveResult {
+            Ok(Value::String(Arc::new(
+                type_name(&operand(ftx)?).to_owned(),
+            )))
         });
         for t in [
             "int",
@@ -148,13 +150,19 @@ impl Env {
 
     fn object(&self, obj: &serde_json::Map<String, serde_json::Value>, node: &Node) -> Value {
         let mut map: HashMap<Key, Value> = HashMap::with_capacity(obj.len());
+        // A null field is absent to rules, as upstream's unstructured maps treat it.
         if let Some(add) = &node.additional {
             for (k, v) in obj {
-                map.insert(key(k), self.to_cel(v, Some(add)));
+                if !v.is_null() {
+                    map.insert(key(k), self.to_cel(v, Some(add)));
+                }
             }
         } else if !node.properties.is_empty() || node.ty == "object" || node.resource_root {
             for (k, v) in obj {
                 if node.resource_root && k == "metadata" {
+                    continue;
+                }
+                if v.is_null() {
                     continue;
                 }
                 if let Some(prop) = node.properties.get(k) {
@@ -207,9 +215,22 @@ impl StringFallback {
     }
 }
 
+/// The target of a method call or the first argument of a function call,
+/// keeping the argument's own error (the interpreter's `This` extractor
+/// replaces it with "Missing argument or target").
+fn operand(ftx: &FunctionContext) -> ResolveResult {
+    if let Some(this) = &ftx.this {
+        return Ok(this.clone());
+    }
+    match ftx.args.first() {
+        Some(arg) => ftx.ptx.resolve(arg),
+        None => Err(ExecutionError::MissingArgumentOrTarget),
+    }
+}
+
 /// `size()`: strings count code points, as in cel-go.
-fn size(This(this): This<Value>) -> ResolveResult {
-    let n = match &this {
+fn size(ftx: &FunctionContext) -> ResolveResult {
+    let n = match &operand(ftx)? {
         Value::List(l) => l.len(),
         Value::Map(m) => m.map.len(),
         Value::String(s) => s.chars().count(),

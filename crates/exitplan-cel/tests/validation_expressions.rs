@@ -326,6 +326,7 @@ fn cases() -> Vec<Case> {
             valid: &[
                 "has(self.a.b)",
                 "!has(self.a.c)",
+                "!has(self.a.d)",
                 "has(self.a1.b1.c1)",
                 "!(has(self.a1.d2) && has(self.a1.d2.e2))",
                 "!has(self.a1.d2)",
@@ -490,6 +491,15 @@ fn cases() -> Vec<Case> {
                 "type(self.something) == int ? self.something == 1 : self.something == '25%'",
             ],
             errors: &[],
+        },
+        Case {
+            name: "null in intOrString",
+            obj: json!({"something": null}),
+            schema: object(
+                json!({"something": {"x-kubernetes-int-or-string": true, "nullable": true}}),
+            ),
+            valid: &["!has(self.something)"],
+            errors: &[("type(self.something) == int", "no such key")],
         },
         Case {
             name: "percent comparison using intOrString",
