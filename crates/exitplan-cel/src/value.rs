@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use kube_cel::KubeCelExt;
-use kube_cel::cel::extractors::This;
 use kube_cel::cel::objects::{Key, Map};
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, Program, ResolveResult, Value};
 
