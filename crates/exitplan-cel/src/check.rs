@@ -331,7 +331,14 @@ impl<'a> Checker<'_, 'a> {
             .iter()
             .map(|t| t.full_name().unwrap_or_else(|| "dyn".to_owned()))
             .collect();
-        let offset = self.source.find(op).unwrap_or(0);
+        // A call is located at its opening parenthesis, an operator at its token.
+        let offset = self.source.find(op).map_or(0, |i| {
+            if op.ends_with('(') {
+                i + op.len() - 1
+            } else {
+                i
+            }
+        });
         self.issue(
             offset,
             format!(
@@ -351,7 +358,7 @@ impl<'a> Checker<'_, 'a> {
                         && let (Some(want), Some(got)) = (inner.full_name(), arg.full_name())
                         && want != got
                     {
-                        let offset = self.source.find("orValue").unwrap_or(0);
+                        let offset = self.source.find("orValue(").map_or(0, |i| i + 7);
                         self.issue(
                             offset,
                             format!(
@@ -414,7 +421,7 @@ impl<'a> Checker<'_, 'a> {
                     && !matches!(t, Ty::String | Ty::Bytes)
                 {
                     let t = t.clone();
-                    self.no_overload("size", "size", &[t]);
+                    self.no_overload("size(", "size", &[t]);
                 }
                 Ty::Int
             }

@@ -40,16 +40,30 @@ impl Env {
         let mut ctx = Context::default().with_all();
         ctx.add_function("size", size);
         crate::time::register(&mut ctx);
-        let fallback = Arc::new(StringFallback {
-            ctx: Context::default().with_all(),
-            program: Program::compile("string(x)").ok(),
-        });
-        ctx.add_function("string", move |ftx: &FunctionContext| -> ResolveResult {
-            match operand(ftx)? {
-                Value::Bool(b) => Ok(Value::String(Arc::new(b.to_string()))),
-                other => fallback.string(other),
-            }
-        });
+        let originals = Arc::new(Context::default().with_all());
+        for &name in UNARY {
+            let Ok(call) = Program::compile(&format!("{name}(x)")) else {
+                continue;
+            };
+            let Ok(method) = Program::compile(&format!("x.{name}()")) else {
+                continue;
+            };
+            let originals = Arc::clone(&originals);
+            ctx.add_function(name, move |ftx: &FunctionContext| -> ResolveResult {
+                let program = match (&ftx.this, ftx.args.len()) {
+                    (None, 1) => &call,
+                    (Some(_), 0) => &method,
+                    _ => return Err(ExecutionError::NoSuchOverload),
+                };
+                let x = operand(ftx)?;
+                if let (Value::Bool(b), "string") = (&x, name) {
+                    return Ok(Value::String(Arc::new(b.to_string())));
+                }
+                let mut scope = originals.new_inner_scope();
+                scope.add_variable_from_value("x", x);
+                program.execute(&scope)
+            });
+        }
         ctx.add_function("type", |ftx: &FunctionContext| -> ResolveResult {
             Ok(Value::String(Arc::new(
                 type_name(&operand(ftx)?).to_owned(),
@@ -197,22 +211,30 @@ impl Env {
     }
 }
 
-/// kube-cel's `string()` (IP and CIDR values included), for every value but booleans.
-struct StringFallback {
-    ctx: Context<'static>,
-    program: Option<Program>,
-}
-
-impl StringFallback {
-    fn string(&self, v: Value) -> ResolveResult {
-        let Some(program) = &self.program else {
-            return Err(ExecutionError::NoSuchOverload);
-        };
-        let mut scope = self.ctx.new_inner_scope();
-        scope.add_variable_from_value("x", v);
-        program.execute(&scope)
-    }
-}
+/// One-argument conversion and library functions re-registered so that an
+/// argument that fails to evaluate keeps its own error (`no such key: x`); the
+/// interpreter's argument extractor reports every such failure as "Missing
+/// argument or target". `string` also converts booleans, as cel-go does.
+const UNARY: &[&str] = &[
+    "string",
+    "int",
+    "uint",
+    "double",
+    "bytes",
+    "duration",
+    "timestamp",
+    "dyn",
+    "quantity",
+    "isQuantity",
+    "url",
+    "isURL",
+    "ip",
+    "isIP",
+    "cidr",
+    "isCIDR",
+    "semver",
+    "isSemver",
+];
 
 /// The target of a method call or the first argument of a function call,
 /// keeping the argument's own error (the interpreter's `This` extractor

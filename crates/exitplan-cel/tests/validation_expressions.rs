@@ -334,6 +334,13 @@ fn cases() -> Vec<Case> {
             errors: &[
                 ("has(self.a.z)", "undefined field 'z'"),
                 ("has(self.a1.d2.e2)", "no such key: d2"),
+                ("int(self.a1.d2.e2) == 1", "no such key: d2"),
+                ("string(self.a1.d2.e2) == '1'", "no such key: d2"),
+                (
+                    "size(self.a1.d2.e2) == 1",
+                    "1:5: found no matching overload for 'size' applied to '(int)'",
+                ),
+                ("type(self.a1.d2.e2) == int", "no such key: d2"),
             ],
         },
         Case {
