@@ -505,6 +505,9 @@ fn find_select(source: &str, field: &str) -> Option<usize> {
         if after_ok && dot > 0 && bytes[dot - 1] == b'.' {
             return Some(dot - 1);
         }
+        if after_ok && dot > 1 && bytes[dot - 1] == b'?' && bytes[dot - 2] == b'.' {
+            return Some(dot - 2);
+        }
         from = start + 1;
     }
     None

@@ -8,12 +8,12 @@ use exitplan_api::field::{BadValue, Error, ErrorList, Path};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ValidationRule,
 };
-use kube_cel::cel::{ParseErrors, Program};
+use kube_cel::cel::ParseErrors;
 
 use crate::check::{Ty, check, node_ty};
 use crate::field_path::valid_field_path;
 use crate::rule::{
-    CompiledRule, Located, Reason, SUPPORTED_REASONS, go_rule_value, locate, render_issues,
+    CompiledRule, Located, Program, Reason, SUPPORTED_REASONS, go_rule_value, locate, render_issues,
 };
 use crate::schema::Node;
 
@@ -331,7 +331,7 @@ fn compile_nonempty(
     if !matches!(ty, Ty::Bool | Ty::Dyn) {
         return Err(("rule", "cel expression must evaluate to a bool".to_owned()));
     }
-    let uses_old_self = program.references().has_variable("oldSelf");
+    let uses_old_self = program.uses("oldSelf");
 
     let me_src = rule.message_expression.clone().unwrap_or_default();
     let message_expression = if me_src.is_empty() {

@@ -4,7 +4,38 @@
 
 use exitplan_api::field::go_quote;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRule;
-use kube_cel::cel::Program;
+use kube_cel::cel::common::ast::{CallExpr, Expr, IdedExpr, LiteralValue, SelectExpr};
+use kube_cel::cel::parser::{Expression, Parser};
+use kube_cel::cel::{Context, ParseErrors, ResolveResult, Value};
+
+/// A parsed CEL expression, with the optional syntax (`self.?field`,
+/// `[?x]`) that Kubernetes enables for CRD rules.
+#[derive(Debug)]
+pub(crate) struct Program(Expression);
+
+impl Program {
+    /// Parses `source`.
+    pub fn compile(source: &str) -> Result<Program, ParseErrors> {
+        let mut expr = Parser::new().enable_optional_syntax(true).parse(source)?;
+        rewrite_optional_select(&mut expr);
+        Ok(Program(expr))
+    }
+
+    /// Evaluates the expression in `ctx`.
+    pub fn execute(&self, ctx: &Context<'_>) -> ResolveResult {
+        Value::resolve(&self.0, ctx)
+    }
+
+    /// The parsed expression.
+    pub fn expression(&self) -> &Expression {
+        &self.0
+    }
+
+    /// Whether the expression refers to variable `name`.
+    pub fn uses(&self, name: &str) -> bool {
+        self.0.references().has_variable(name)
+    }
+}
 
 /// The `reason` of a rule: which field error a failure becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +50,73 @@ pub(crate) enum Reason {
     Required,
     /// `FieldValueDuplicate`.
     Duplicate,
+}
+
+/// Rewrites `a.?b` as `has(a.b) ? optional.of(a.b) : optional.none()`: the
+/// interpreter's optional selection fails with "no such key" on an absent
+/// field instead of giving `optional.none()`. A selection on an optional
+/// (`a.?b.?c`) is left to the interpreter.
+fn rewrite_optional_select(e: &mut IdedExpr) {
+    if let Expr::Call(call) = &e.expr
+        && call.func_name == "_?._"
+        && let [operand, field] = call.args.as_slice()
+        && let Expr::Literal(LiteralValue::String(field)) = &field.expr
+        && !is_optional_producer(operand)
+    {
+        let id = e.id;
+        let field = field.inner().to_string();
+        let select = |test: bool| IdedExpr {
+            id,
+            expr: Expr::Select(SelectExpr {
+                operand: Box::new(operand.clone()),
+                field: field.clone(),
+                test,
+            }),
+        };
+        let optional = |name: &str, args: Vec<IdedExpr>| IdedExpr {
+            id,
+            expr: Expr::Call(CallExpr {
+                func_name: name.to_owned(),
+                target: Some(Box::new(IdedExpr {
+                    id,
+                    expr: Expr::Ident("optional".to_owned()),
+                })),
+                args,
+            }),
+        };
+        e.expr = Expr::Call(CallExpr {
+            func_name: "_?_:_".to_owned(),
+            target: None,
+            args: vec![
+                select(true),
+                optional("of", vec![select(false)]),
+                optional("none", vec![]),
+            ],
+        });
+    }
+    match &mut e.expr {
+        Expr::Call(call) => {
+            if let Some(t) = call.target.as_deref_mut() {
+                rewrite_optional_select(t);
+            }
+            call.args.iter_mut().for_each(rewrite_optional_select);
+        }
+        Expr::Select(s) => rewrite_optional_select(&mut s.operand),
+        Expr::List(l) => l.elements.iter_mut().for_each(rewrite_optional_select),
+        Expr::Comprehension(c) => {
+            rewrite_optional_select(&mut c.iter_range);
+            rewrite_optional_select(&mut c.accu_init);
+            rewrite_optional_select(&mut c.loop_cond);
+            rewrite_optional_select(&mut c.loop_step);
+            rewrite_optional_select(&mut c.result);
+        }
+        _ => {}
+    }
+}
+
+/// Whether `e` is an optional selection or index (its value is an optional).
+fn is_optional_producer(e: &IdedExpr) -> bool {
+    matches!(&e.expr, Expr::Call(c) if c.func_name == "_?._" || c.func_name == "_[?_]")
 }
 
 /// The reasons a rule may declare, sorted as `sets.List` returns them.

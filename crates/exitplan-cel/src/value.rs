@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use kube_cel::KubeCelExt;
 use kube_cel::cel::objects::{Key, Map};
-use kube_cel::cel::{Context, ExecutionError, FunctionContext, Program, ResolveResult, Value};
+use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 use crate::escape::escape;
+use crate::rule::Program;
 use crate::schema::Node;
 
 /// The evaluation environment: every CEL function a CRD rule may call, and
