@@ -153,22 +153,6 @@ pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
     errs
 }
 
-/// `IsDNS1035Label`: a lowercase RFC 1035 label starting with a letter (`my-name`).
-pub fn is_dns1035_label(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > DNS1123_LABEL_MAX_LENGTH {
-        errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
-    }
-    if !(matches_dns_label(value) && value.as_bytes()[0].is_ascii_lowercase()) {
-        errs.push(regex_error(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-            "[a-z]([-a-z0-9]*[a-z0-9])?",
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
 fn is_prefixed_name(value: &str, what: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();

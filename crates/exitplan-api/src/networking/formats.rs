@@ -12,39 +12,13 @@ use crate::formats::{
 
 /// `DNS1035LabelMaxLength`.
 pub const DNS1035_LABEL_MAX_LENGTH: usize = 63;
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_ERR: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const WILDCARD_FMT: &str = r"\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const WILDCARD_ERR: &str = "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character";
 const HTTP_PATH_FMT: &str = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+";
 /// The message of an invalid CIDR.
 pub const CIDR_ERR: &str = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
 
-/// `IsDNS1035Label`: a lowercase label starting with a letter (`my-name`).
-pub fn is_dns1035_label(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > DNS1035_LABEL_MAX_LENGTH {
-        errs.push(max_len_error(DNS1035_LABEL_MAX_LENGTH));
-    }
-    let b = value.as_bytes();
-    let ok = match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            f.is_ascii_lowercase()
-                && (l.is_ascii_lowercase() || l.is_ascii_digit())
-                && b.iter()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        }
-        _ => false,
-    };
-    if !ok {
-        errs.push(regex_error(
-            DNS1035_LABEL_ERR,
-            DNS1035_LABEL_FMT,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
+pub use crate::formats::is_dns1035_label;
 
 /// `IsWildcardDNS1123Subdomain`: `*.` followed by a DNS subdomain.
 pub fn is_wildcard_dns1123_subdomain(value: &str) -> Vec<String> {
