@@ -237,3 +237,56 @@ mod tests {
         }
     }
 }
+
+/// The pod template's quantities of a workload.
+fn template<'a>(
+    t: Option<&'a k8s_openapi::api::core::v1::PodTemplateSpec>,
+    f: &mut dyn FnMut(&'a WireQuantity),
+) {
+    if let Some(s) = t.and_then(|t| t.spec.as_ref()) {
+        s.visit_quantities(f);
+    }
+}
+
+/// Kinds whose quantities are those of one pod template.
+macro_rules! template_quantities {
+    ($($ty:ty => |$o:ident| $t:expr),* $(,)?) => {
+        $(
+            impl Quantities for $ty {
+                fn visit_quantities<'a>(&'a self, f: &mut dyn FnMut(&'a WireQuantity)) {
+                    let $o = self;
+                    template($t, f);
+                }
+            }
+        )*
+    };
+}
+
+template_quantities! {
+    k8s_openapi::api::apps::v1::Deployment => |o| Some(&o.spec.template),
+    k8s_openapi::api::apps::v1::ReplicaSet => |o| o.spec.template.as_ref(),
+    k8s_openapi::api::apps::v1::DaemonSet => |o| Some(&o.spec.template),
+    k8s_openapi::api::core::v1::ReplicationController =>
+        |o| o.spec.as_ref().and_then(|s| s.template.as_ref()),
+    k8s_openapi::api::core::v1::PodTemplate => |o| o.template.as_ref(),
+    k8s_openapi::api::batch::v1::CronJob =>
+        |o| o.spec.job_template.spec.as_ref().map(|s| &s.template),
+}
+
+impl Quantities for k8s_openapi::api::apps::v1::StatefulSet {
+    fn visit_quantities<'a>(&'a self, f: &mut dyn FnMut(&'a WireQuantity)) {
+        let spec = &self.spec;
+        template(Some(&spec.template), f);
+        for claim in spec.volume_claim_templates.iter().flatten() {
+            claim.visit_quantities(f);
+        }
+    }
+}
+
+impl Quantities for k8s_openapi::api::core::v1::ConfigMap {}
+impl Quantities for k8s_openapi::api::core::v1::Secret {}
+impl Quantities for k8s_openapi::api::core::v1::Service {}
+impl Quantities for k8s_openapi::api::core::v1::ServiceAccount {}
+impl Quantities for k8s_openapi::api::core::v1::Endpoints {}
+impl Quantities for k8s_openapi::api::discovery::v1::EndpointSlice {}
+impl Quantities for k8s_openapi::api::apps::v1::ControllerRevision {}

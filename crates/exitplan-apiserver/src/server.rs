@@ -100,6 +100,7 @@ impl ServerBuilder {
             shutdown,
             bookmark_interval: self.bookmark_interval.unwrap_or(DEFAULT_BOOKMARK_INTERVAL),
             metrics,
+            service_writes: tokio::sync::Mutex::new(()),
         });
         let server = Server {
             state,

@@ -191,6 +191,7 @@ metadata:
   name: db-1
   ownerReferences:
   - {apiVersion: apps/v1, kind: StatefulSet, name: db, uid: 00000000-0000-0000-0000-000000000001, controller: true}
+data: {}
 revision: 1
 "#;
 

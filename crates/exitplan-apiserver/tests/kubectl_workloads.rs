@@ -38,7 +38,7 @@ data:
 ";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kubectl_scale_expose_describe() {
+async fn kubectl_scale_set_image_rollout_restart_expose_describe() {
     let c = Cluster::start("workloads").await;
     let out = c.ok(&["apply", "-f", "-"], Some(MANIFEST)).await;
     assert_eq!(
@@ -74,6 +74,34 @@ async fn kubectl_scale_expose_describe() {
     assert!(err.contains("Expected replicas to be 2, was 3"), "{err}");
 
     let out = c
+        .ok(&["set", "image", "deployment/web", "main=nginx:2"], None)
+        .await;
+    assert_eq!(out, "deployment.apps/web image updated\n");
+    let images = c
+        .ok(
+            &[
+                "get",
+                "deploy",
+                "web",
+                "-o",
+                "jsonpath={.spec.template.spec.containers[*].image}",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(images, "nginx:2 busybox:1", "merged by name, order kept");
+
+    let out = c.ok(&["rollout", "restart", "deployment/web"], None).await;
+    assert_eq!(out, "deployment.apps/web restarted\n");
+    let deploy = c.json(&["get", "deploy", "web", "-o", "json"]).await;
+    assert!(
+        deploy["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"]
+            .is_string(),
+        "{deploy}"
+    );
+    assert_eq!(deploy["metadata"]["generation"], 4, "spec changed 3 times");
+
+    let out = c
         .ok(
             &[
                 "expose",
@@ -93,11 +121,8 @@ async fn kubectl_scale_expose_describe() {
 
     let described = c.ok(&["describe", "deployment", "web"], None).await;
     assert!(described.contains("Name:"), "{described}");
-    assert!(described.contains("nginx:1"), "{described}");
-    assert!(
-        described.contains("Replicas:           3 desired"),
-        "{described}"
-    );
+    assert!(described.contains("nginx:2"), "{described}");
+    assert!(described.contains("3 desired"), "{described}");
     let described = c.ok(&["describe", "configmap", "web"], None).await;
     assert!(described.contains("index.html"), "{described}");
 

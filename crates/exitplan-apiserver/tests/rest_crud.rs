@@ -99,7 +99,9 @@ fn sample(group: &str, kind: &str) -> Value {
                 "selector": {"matchLabels": {"app": "web"}}, "template": template()
             }
         }),
-        ("apps", "ControllerRevision") => json!({"metadata": meta, "revision": 1}),
+        ("apps", "ControllerRevision") => {
+            json!({"metadata": meta, "data": {}, "revision": 1})
+        }
         ("discovery.k8s.io", "EndpointSlice") => json!({
             "metadata": meta, "addressType": "IPv4",
             "endpoints": [{"addresses": ["10.0.0.1"]}]

@@ -167,31 +167,38 @@ static EVENTS_CONVERSION: Conversion = Conversion {
 };
 static LEASE: Typed<LeaseStrategy> = Typed::new();
 
-use k8s_openapi::api::{apps, batch, core, discovery, networking, scheduling, storage};
-
-static CONFIG_MAP: Generic<core::v1::ConfigMap, true, false> = Generic::new();
-static SECRET: Generic<core::v1::Secret, true, false> = Generic::new();
-static SERVICE: Generic<core::v1::Service, true, true> = Generic::new();
-static SERVICE_ACCOUNT: Generic<core::v1::ServiceAccount, true, false> = Generic::new();
-static ENDPOINTS: Generic<core::v1::Endpoints, true, false> = Generic::new();
-static PVC: Generic<core::v1::PersistentVolumeClaim, true, true> = Generic::new();
-static PV: Generic<core::v1::PersistentVolume, false, true> = Generic::new();
-static RESOURCE_QUOTA: Generic<core::v1::ResourceQuota, true, true> = Generic::new();
-static LIMIT_RANGE: Generic<core::v1::LimitRange, true, false> = Generic::new();
-static POD_TEMPLATE: Generic<core::v1::PodTemplate, true, false> = Generic::new();
-static RC: Generic<core::v1::ReplicationController, true, true> = Generic::new();
-static DEPLOYMENT: Generic<apps::v1::Deployment, true, true> = Generic::new();
-static REPLICA_SET: Generic<apps::v1::ReplicaSet, true, true> = Generic::new();
-static STATEFUL_SET: Generic<apps::v1::StatefulSet, true, true> = Generic::new();
-static DAEMON_SET: Generic<apps::v1::DaemonSet, true, true> = Generic::new();
-static CONTROLLER_REVISION: Generic<apps::v1::ControllerRevision, true, false> = Generic::new();
-static ENDPOINT_SLICE: Generic<discovery::v1::EndpointSlice, true, false> = Generic::new();
-static INGRESS: Generic<networking::v1::Ingress, true, true> = Generic::new();
-static INGRESS_CLASS: Generic<networking::v1::IngressClass, false, false> = Generic::new();
-static NETWORK_POLICY: Generic<networking::v1::NetworkPolicy, true, false> = Generic::new();
-static CRON_JOB: Generic<batch::v1::CronJob, true, true> = Generic::new();
-static PRIORITY_CLASS: Generic<scheduling::v1::PriorityClass, false, false> = Generic::new();
-static STORAGE_CLASS: Generic<storage::v1::StorageClass, false, false> = Generic::new();
+static CONFIG_MAP: Typed<exitplan_api::core::configmap::ConfigMapStrategy> = Typed::new();
+static SECRET: Typed<exitplan_api::core::secret::SecretStrategy> = Typed::new();
+static SERVICE: Typed<exitplan_api::core::service::ServiceStrategy> = Typed::new();
+static SERVICE_ACCOUNT: Typed<exitplan_api::core::service_account::ServiceAccountStrategy> =
+    Typed::new();
+static ENDPOINTS: Typed<exitplan_api::core::endpoints::EndpointsStrategy> = Typed::new();
+static PVC: Typed<exitplan_api::core::persistent_volume_claim::PersistentVolumeClaimStrategy> =
+    Typed::new();
+static PV: Typed<exitplan_api::core::persistent_volume::PersistentVolumeStrategy> = Typed::new();
+static RESOURCE_QUOTA: Typed<exitplan_api::core::resource_quota::ResourceQuotaStrategy> =
+    Typed::new();
+static LIMIT_RANGE: Typed<exitplan_api::core::limit_range::LimitRangeStrategy> = Typed::new();
+static POD_TEMPLATE: Typed<exitplan_api::core::pod_template::PodTemplateStrategy> = Typed::new();
+static RC: Typed<exitplan_api::core::replication_controller::ReplicationControllerStrategy> =
+    Typed::new();
+static DEPLOYMENT: Typed<exitplan_api::apps::DeploymentStrategy> = Typed::new();
+static REPLICA_SET: Typed<exitplan_api::apps::ReplicaSetStrategy> = Typed::new();
+static STATEFUL_SET: Typed<exitplan_api::apps::StatefulSetStrategy> = Typed::new();
+static DAEMON_SET: Typed<exitplan_api::apps::DaemonSetStrategy> = Typed::new();
+static CONTROLLER_REVISION: Typed<exitplan_api::apps::ControllerRevisionStrategy> = Typed::new();
+static ENDPOINT_SLICE: Typed<exitplan_api::discovery::endpoint_slice::EndpointSliceStrategy> =
+    Typed::new();
+static INGRESS: Typed<exitplan_api::networking::ingress::IngressStrategy> = Typed::new();
+static INGRESS_CLASS: Typed<exitplan_api::networking::ingress_class::IngressClassStrategy> =
+    Typed::new();
+static NETWORK_POLICY: Typed<exitplan_api::networking::network_policy::NetworkPolicyStrategy> =
+    Typed::new();
+static CRON_JOB: Typed<exitplan_api::batch::cron_job::CronJobStrategy> = Typed::new();
+static PRIORITY_CLASS: Typed<exitplan_api::scheduling::priority_class::PriorityClassStrategy> =
+    Typed::new();
+static STORAGE_CLASS: Typed<exitplan_api::storage::storage_class::StorageClassStrategy> =
+    Typed::new();
 
 /// A resource with no short names, categories, subresources or selectable
 /// fields; entries override what they have.

@@ -138,6 +138,13 @@ pub async fn create_object(
     if def.kind == "Namespace" && def.group.is_empty() {
         default_namespace_phase(&mut obj);
     }
+    let _service_writes = if super::service_alloc::allocates(def) {
+        let guard = state.service_writes.lock().await;
+        super::service_alloc::on_create(state, def, &mut obj)?;
+        Some(guard)
+    } else {
+        None
+    };
     let now = state.clock.now();
     def.admission
         .create(&mut obj, &system_fields(now), now)

@@ -34,6 +34,7 @@ pub mod resourceversion;
 pub mod respond;
 pub mod router;
 pub mod scale;
+pub mod service_alloc;
 pub mod state;
 pub mod update;
 pub mod watch;

@@ -28,6 +28,9 @@ pub struct State {
     pub bookmark_interval: Duration,
     /// The server's metrics (`/metrics`).
     pub metrics: Arc<super::metrics::ApiMetrics>,
+    /// Held across a Service write: address allocation reads the stored
+    /// Services, so their writes go one at a time.
+    pub service_writes: tokio::sync::Mutex<()>,
 }
 
 /// One request against a served resource.

@@ -110,6 +110,13 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         None => served(def, current.value()?),
     };
     set_type(&mut new, def);
+    let _service_writes = if super::service_alloc::allocates(def) && subresource != Some("status") {
+        let guard = state.service_writes.lock().await;
+        super::service_alloc::on_update(state, def, current.key.as_str(), &mut new, &old)?;
+        Some(guard)
+    } else {
+        None
+    };
     let now = state.clock.now();
     match subresource {
         Some("status") => def.admission.update_status(&mut new, &old, now),
