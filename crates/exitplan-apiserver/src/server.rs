@@ -163,6 +163,28 @@ impl Server {
                 Err(e) => return Err(ServerError::Bootstrap(e.to_string())),
             }
         }
+        self.bootstrap_priority_classes().await
+    }
+
+    /// `system-node-critical` and `system-cluster-critical`, as
+    /// kube-apiserver's scheduling post-start hook creates them.
+    async fn bootstrap_priority_classes(&self) -> Result<(), ServerError> {
+        let Some(def) = find("scheduling.k8s.io", "v1", "priorityclasses") else {
+            return Ok(());
+        };
+        for class in exitplan_api::scheduling::priority_class::system_priority_classes() {
+            let name = class.metadata.name.clone().unwrap_or_default();
+            if self.state.store.get(&def.key(None, &name)).is_some() {
+                continue;
+            }
+            let obj =
+                serde_json::to_value(&class).map_err(|e| ServerError::Bootstrap(e.to_string()))?;
+            match create_object(&self.state, def, obj, "kube-apiserver", false, true).await {
+                Ok(_) => tracing::info!(priority_class = %name, "created system priority class"),
+                Err(e) if e.reason() == "AlreadyExists" => {}
+                Err(e) => return Err(ServerError::Bootstrap(e.to_string())),
+            }
+        }
         Ok(())
     }
 

@@ -145,6 +145,7 @@ pub async fn create_object(
     } else {
         None
     };
+    super::priority::check_write(state, def, &obj)?;
     let now = state.clock.now();
     def.admission
         .create(&mut obj, &system_fields(now), now)

@@ -515,6 +515,7 @@ pub async fn delete(call: &Call) -> Result<Response, ApiError> {
     let options = options_of(call)?;
     let def = call.def;
     let name = call.name();
+    super::priority::check_delete(def, name)?;
     let deleted = if def.group.is_empty() && def.kind == "Namespace" {
         delete_namespace(&call.state, def, name, &options).await?
     } else {

@@ -27,6 +27,7 @@ pub mod metrics;
 pub mod negotiate;
 pub mod openapi;
 pub mod patch;
+pub mod priority;
 pub mod protobuf;
 pub mod query;
 pub mod request;

@@ -117,6 +117,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     } else {
         None
     };
+    super::priority::check_write(state, def, &new)?;
     let now = state.clock.now();
     match subresource {
         Some("status") => def.admission.update_status(&mut new, &old, now),
