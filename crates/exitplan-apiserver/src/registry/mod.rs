@@ -5,7 +5,6 @@
 
 mod admission;
 mod attrs;
-mod generic;
 mod scale;
 mod selectable;
 
@@ -13,7 +12,6 @@ use serde_json::Value;
 
 pub use admission::{Admission, AdmissionError, MetadataOnly, PodAdmission, Typed};
 pub use attrs::attrs_of;
-pub use generic::Generic;
 pub use scale::{APPS_SCALE, RC_SCALE, ScaleDef, SelectorSource};
 
 use exitplan_api::batch::JobStrategy;
