@@ -18,15 +18,15 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::defaults::default_replica_set;
 use super::workload::{
-    ABOVE_REPLICAS, nonnegative, not_above, selector_of, validate_pod_template_for_replicas,
-    validate_required_selector, validate_selector_immutable, validate_template_responders,
+    ReplicaCounts, nonnegative, selector_of, validate_pod_template_for_replicas,
+    validate_replica_counts, validate_required_selector, validate_selector_immutable,
+    validate_template_responders,
 };
 use crate::absent::Absent;
 use crate::equality::semantic_eq;
 use crate::field::{ErrorList, Path};
 use crate::meta::generic::{before_create, validate_common_fields};
 use crate::meta::{self, NameRule};
-use crate::nonnegative::validate_nonnegative_field;
 use crate::strategy::{Context, Strategy, next_generation};
 
 fn template_of(spec: &ReplicaSetSpec) -> PodTemplateSpec {
@@ -94,43 +94,17 @@ pub fn validate_replica_set_update(
 
 /// `ValidateReplicaSetStatus` at `path` (`status`).
 pub fn validate_replica_set_status(status: &ReplicaSetStatus, path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    nonnegative(&mut errs, Some(status.replicas), &path.child("replicas"));
-    for (name, value) in [
-        ("fullyLabeledReplicas", status.fully_labeled_replicas),
-        ("readyReplicas", status.ready_replicas),
-        ("availableReplicas", status.available_replicas),
-    ] {
-        nonnegative(&mut errs, value, &path.child(name));
-    }
-    if let Some(t) = status.terminating_replicas {
-        nonnegative(&mut errs, Some(t), &path.child("terminatingReplicas"));
-    }
-    errs.append(validate_nonnegative_field(
-        status.observed_generation.unwrap_or(0),
-        &path.child("observedGeneration"),
-    ));
-    for (name, value) in [
-        ("fullyLabeledReplicas", status.fully_labeled_replicas),
-        ("readyReplicas", status.ready_replicas),
-        ("availableReplicas", status.available_replicas),
-    ] {
-        not_above(
-            &mut errs,
-            value,
-            Some(status.replicas),
-            &path.child(name),
-            ABOVE_REPLICAS,
-        );
-    }
-    not_above(
-        &mut errs,
-        status.available_replicas,
-        status.ready_replicas,
-        &path.child("availableReplicas"),
-        "cannot be greater than readyReplicas",
-    );
-    errs
+    validate_replica_counts(
+        &ReplicaCounts {
+            replicas: status.replicas,
+            fully_labeled: status.fully_labeled_replicas,
+            ready: status.ready_replicas,
+            available: status.available_replicas,
+            terminating: status.terminating_replicas,
+            observed_generation: status.observed_generation,
+        },
+        path,
+    )
 }
 
 /// `ValidateReplicaSetStatusUpdate`: metadata update rules and the status.

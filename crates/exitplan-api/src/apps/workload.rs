@@ -277,6 +277,65 @@ pub fn strategy_json(type_: Option<&str>, rolling_update: Option<String>) -> Str
     )
 }
 
+/// The replica counters of a ReplicaSet or ReplicationController status.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReplicaCounts {
+    /// `replicas`.
+    pub replicas: i32,
+    /// `fullyLabeledReplicas`.
+    pub fully_labeled: Option<i32>,
+    /// `readyReplicas`.
+    pub ready: Option<i32>,
+    /// `availableReplicas`.
+    pub available: Option<i32>,
+    /// `terminatingReplicas` (ReplicaSets only).
+    pub terminating: Option<i32>,
+    /// `observedGeneration`.
+    pub observed_generation: Option<i64>,
+}
+
+/// `ValidateReplicaSetStatus` / `ValidateReplicationControllerStatus`,
+/// which check the same counters alike, at `path` (`status`).
+pub fn validate_replica_counts(c: &ReplicaCounts, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    nonnegative(&mut errs, Some(c.replicas), &path.child("replicas"));
+    for (name, value) in [
+        ("fullyLabeledReplicas", c.fully_labeled),
+        ("readyReplicas", c.ready),
+        ("availableReplicas", c.available),
+    ] {
+        nonnegative(&mut errs, value, &path.child(name));
+    }
+    if let Some(t) = c.terminating {
+        nonnegative(&mut errs, Some(t), &path.child("terminatingReplicas"));
+    }
+    errs.append(validate_nonnegative_field(
+        c.observed_generation.unwrap_or(0),
+        &path.child("observedGeneration"),
+    ));
+    for (name, value) in [
+        ("fullyLabeledReplicas", c.fully_labeled),
+        ("readyReplicas", c.ready),
+        ("availableReplicas", c.available),
+    ] {
+        not_above(
+            &mut errs,
+            value,
+            Some(c.replicas),
+            &path.child(name),
+            ABOVE_REPLICAS,
+        );
+    }
+    not_above(
+        &mut errs,
+        c.available,
+        c.ready,
+        &path.child("availableReplicas"),
+        "cannot be greater than readyReplicas",
+    );
+    errs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

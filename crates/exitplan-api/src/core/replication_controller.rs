@@ -19,8 +19,8 @@ use k8s_openapi::api::core::v1::{
 
 use crate::apps::defaults::default_template;
 use crate::apps::workload::{
-    ABOVE_REPLICAS, SELECTOR_MISMATCH, labels_value, nonnegative, not_above, template_labels,
-    validate_workload_pod_policies,
+    ReplicaCounts, SELECTOR_MISMATCH, labels_value, nonnegative, template_labels,
+    validate_replica_counts, validate_workload_pod_policies,
 };
 use crate::batch::pod_template::validate_template_eviction_responders;
 use crate::core::validation::PodValidationOptions;
@@ -29,7 +29,6 @@ use crate::equality::semantic_eq;
 use crate::field::{Error, ErrorList, Path};
 use crate::meta::generic::{before_create, validate_common_fields};
 use crate::meta::{self, NameRule};
-use crate::nonnegative::validate_nonnegative_field;
 use crate::strategy::{Context, Strategy, next_generation};
 
 /// `SetDefaults_ReplicationController`: with template labels, an empty
@@ -144,40 +143,17 @@ pub fn validate_replication_controller_status(
     status: &ReplicationControllerStatus,
     path: &Path,
 ) -> ErrorList {
-    let mut errs = ErrorList::new();
-    nonnegative(&mut errs, Some(status.replicas), &path.child("replicas"));
-    for (name, value) in [
-        ("fullyLabeledReplicas", status.fully_labeled_replicas),
-        ("readyReplicas", status.ready_replicas),
-        ("availableReplicas", status.available_replicas),
-    ] {
-        nonnegative(&mut errs, value, &path.child(name));
-    }
-    errs.append(validate_nonnegative_field(
-        status.observed_generation.unwrap_or(0),
-        &path.child("observedGeneration"),
-    ));
-    for (name, value) in [
-        ("fullyLabeledReplicas", status.fully_labeled_replicas),
-        ("readyReplicas", status.ready_replicas),
-        ("availableReplicas", status.available_replicas),
-    ] {
-        not_above(
-            &mut errs,
-            value,
-            Some(status.replicas),
-            &path.child(name),
-            ABOVE_REPLICAS,
-        );
-    }
-    not_above(
-        &mut errs,
-        status.available_replicas,
-        status.ready_replicas,
-        &path.child("availableReplicas"),
-        "cannot be greater than readyReplicas",
-    );
-    errs
+    validate_replica_counts(
+        &ReplicaCounts {
+            replicas: status.replicas,
+            fully_labeled: status.fully_labeled_replicas,
+            ready: status.ready_replicas,
+            available: status.available_replicas,
+            terminating: None,
+            observed_generation: status.observed_generation,
+        },
+        path,
+    )
 }
 
 /// `ValidateReplicationControllerStatusUpdate`: metadata update rules and the status.
