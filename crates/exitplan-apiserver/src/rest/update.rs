@@ -14,7 +14,7 @@ use super::errors::{ApiError, bad_request, conflict_modified, from_write};
 use super::get::{current, render, render_stored};
 use super::meta::{
     deletion_grace, field_manager, finalizers, meta_mut, meta_str, served, set_type, to_stored,
-    type_ref,
+    target,
 };
 use super::state::{Call, State};
 use crate::registry::ResourceDef;
@@ -133,7 +133,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     }
     if record {
         patch::record_update(
-            type_ref(def),
+            target(def),
             Some(&old),
             &mut new,
             manager,
