@@ -119,11 +119,20 @@ async fn kubectl_on_a_crd_and_its_custom_resources() {
         lines[2].split_whitespace().collect::<Vec<_>>(),
         ["b", "green", "2"]
     );
-    let out = c.ok(&["get", "wd", "-l", "team=x", "-o", "name"], None).await;
+    let out = c
+        .ok(&["get", "wd", "-l", "team=x", "-o", "name"], None)
+        .await;
     assert_eq!(out, "widget.example.com/a\n");
     let out = c
         .ok(
-            &["get", "widgets", "--field-selector", "spec.color=green", "-o", "name"],
+            &[
+                "get",
+                "widgets",
+                "--field-selector",
+                "spec.color=green",
+                "-o",
+                "name",
+            ],
             None,
         )
         .await;
@@ -132,17 +141,25 @@ async fn kubectl_on_a_crd_and_its_custom_resources() {
     assert!(out.starts_with("NAME"), "{out}");
     assert!(out.contains("widgets.example.com"), "{out}");
 
-    let out = c
-        .ok(&["scale", "widget", "b", "--replicas=3"], None)
-        .await;
+    let out = c.ok(&["scale", "widget", "b", "--replicas=3"], None).await;
     assert_eq!(out, "widget.example.com/b scaled\n");
     let out = c
-        .ok(&["get", "widget", "b", "-o", "jsonpath={.spec.replicas}"], None)
+        .ok(
+            &["get", "widget", "b", "-o", "jsonpath={.spec.replicas}"],
+            None,
+        )
         .await;
     assert_eq!(out, "3");
 
     let err = c
-        .fails(&["patch", "widget", "b", "--type=merge", "-p", r#"{"spec":{"replicas":9}}"#])
+        .fails(&[
+            "patch",
+            "widget",
+            "b",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"replicas":9}}"#,
+        ])
         .await;
     assert_eq!(
         err,
@@ -159,13 +176,21 @@ async fn kubectl_on_a_crd_and_its_custom_resources() {
     );
     let out = c
         .ok(
-            &["patch", "widget", "b", "--type=json", "-p", r#"[{"op":"add","path":"/spec/tags","value":["x","y"]}]"#],
+            &[
+                "patch",
+                "widget",
+                "b",
+                "--type=json",
+                "-p",
+                r#"[{"op":"add","path":"/spec/tags","value":["x","y"]}]"#,
+            ],
             None,
         )
         .await;
     assert_eq!(out, "widget.example.com/b patched\n");
 
-    let bad = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: c}\nspec: {color: pink}\n";
+    let bad =
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: c}\nspec: {color: pink}\n";
     let path = c.file("bad.yaml", bad);
     let err = c.fails(&["create", "-f", &path]).await;
     assert!(
@@ -178,9 +203,7 @@ async fn kubectl_on_a_crd_and_its_custom_resources() {
     // Server-side apply takes ownership of the fields it sets.
     let applied = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: d}\nspec: {color: blue, tags: [p]}\n";
     let path = c.file("d.yaml", applied);
-    let out = c
-        .ok(&["apply", "--server-side", "-f", &path], None)
-        .await;
+    let out = c.ok(&["apply", "--server-side", "-f", &path], None).await;
     assert_eq!(out, "widget.example.com/d serverside-applied\n");
     let managers = c
         .ok(
@@ -197,9 +220,7 @@ async fn kubectl_on_a_crd_and_its_custom_resources() {
         .await;
     assert_eq!(managers, "kubectl");
 
-    let out = c
-        .ok(&["delete", "crd", "widgets.example.com"], None)
-        .await;
+    let out = c.ok(&["delete", "crd", "widgets.example.com"], None).await;
     assert_eq!(
         out,
         "customresourcedefinition.apiextensions.k8s.io \"widgets.example.com\" deleted\n"

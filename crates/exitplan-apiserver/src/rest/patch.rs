@@ -154,9 +154,8 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                 return Err(super::errors::not_found(def.group, def.plural, call.name()));
             }
             let body = strict.apply_body(&call.body)?;
-            let mut obj =
-                patch::server_side_apply(target(def), None, &body, &manager, force, now)
-                    .map_err(patch_error)?;
+            let mut obj = patch::server_side_apply(target(def), None, &body, &manager, force, now)
+                .map_err(patch_error)?;
             let warnings = strict.check(def, &obj)?;
             if meta_str(&obj, "name").is_some_and(|n| n != call.name()) {
                 return Err(super::errors::bad_request(format!(
