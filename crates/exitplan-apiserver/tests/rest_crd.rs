@@ -563,3 +563,52 @@ async fn kube_rs_creates_watches_and_reads_cel_errors() {
         "Widget.example.com \"x\" is invalid: spec: Invalid value: \"object\": replicas must not exceed maxReplicas"
     );
 }
+
+#[tokio::test]
+async fn cluster_scoped_resources_and_namespace_deletion() {
+    let server = server().await;
+    install(&server).await;
+    let mut crd = widget_crd();
+    crd["metadata"]["name"] = json!("gadgets.example.com");
+    crd["spec"]["scope"] = json!("Cluster");
+    crd["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
+    let (code, out) = send(&server, "POST", CRDS, JSON, &crd).await;
+    assert_eq!(code, 201, "{out}");
+    let mut g = widget("g", "red");
+    g["kind"] = json!("Gadget");
+    let (code, out) = send(&server, "POST", "/apis/example.com/v1/gadgets", JSON, &g).await;
+    assert_eq!(code, 201, "{out}");
+    assert!(out["metadata"].get("namespace").is_none());
+    let (code, _) = get(&server, "/apis/example.com/v1/namespaces/default/gadgets/g").await;
+    assert_eq!(code, 404, "cluster-scoped: no namespaced path");
+    let (_, list) = get(&server, "/apis/example.com/v1").await;
+    let gadgets = list["resources"]
+        .as_array()
+        .and_then(|rs| rs.iter().find(|r| r["name"] == "gadgets"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(gadgets["namespaced"], false);
+    assert_eq!(gadgets["singularName"], "gadget");
+
+    let (code, _) = send(
+        &server,
+        "POST",
+        "/api/v1/namespaces",
+        JSON,
+        &json!({"metadata": {"name": "team"}}),
+    )
+    .await;
+    assert_eq!(code, 201);
+    let uri = "/apis/example.com/v1/namespaces/team/widgets";
+    let (code, _) = send(&server, "POST", uri, JSON, &widget("w", "red")).await;
+    assert_eq!(code, 201);
+    let (code, _, _) = raw(&server, "DELETE", "/api/v1/namespaces/team", &[], "").await;
+    assert_eq!(code, 200);
+    let (code, list) = get(&server, uri).await;
+    assert_eq!(code, 200);
+    assert_eq!(
+        list["items"],
+        json!([]),
+        "the namespace's custom resources went with it"
+    );
+}
