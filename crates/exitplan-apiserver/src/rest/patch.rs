@@ -262,7 +262,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
 mod tests {
     use exitplan_api::patch::Target;
 
-    use super::type_ref;
+    use crate::rest::meta::type_ref;
     use crate::registry::RESOURCES;
 
     /// Every served kind has a patch schema derived from the definitions,
