@@ -262,8 +262,8 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
 mod tests {
     use exitplan_api::patch::Target;
 
-    use crate::rest::meta::type_ref;
     use crate::registry::RESOURCES;
+    use crate::rest::meta::type_ref;
 
     /// Every served kind has a patch schema derived from the definitions,
     /// at the served version, with the reset fields its subresources imply
