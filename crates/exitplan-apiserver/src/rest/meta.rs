@@ -148,10 +148,10 @@ pub fn served(def: &ResourceDef, stored: Value) -> Value {
 /// An object as `def` serves it → the object to store (400 when it does
 /// not convert; unchanged for resources stored as they are served).
 pub fn to_stored(def: &ResourceDef, object: Value) -> Result<Value, super::ApiError> {
-    match def.conversion {
-        Some(c) => (c.to_storage)(&object).map_err(super::errors::bad_request),
-        None => Ok(object),
+    if def.conversion.is_none() && def.custom.is_none() {
+        return Ok(object);
     }
+    def.to_storage(&object).map_err(super::errors::bad_request)
 }
 
 /// Sets `apiVersion` and `kind` of an object of `def`.
