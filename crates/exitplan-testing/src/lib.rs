@@ -18,23 +18,37 @@
 //!   pods; a real `127.0.0.1` port with a kubeconfig for kubectl or other
 //!   processes.
 //!
-//! ```no_run
+//! ```
 //! use exitplan_testing::TestEnv;
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kube::api::{Api, PostParams};
-//! # use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-//! # fn widget_crd() -> CustomResourceDefinition { CustomResourceDefinition::default() }
+//! use kube::api::{Api, ObjectMeta, PostParams};
 //!
-//! #[tokio::test(start_paused = true)]
-//! async fn reconcile_creates_the_config_map() -> Result<(), Box<dyn std::error::Error>> {
-//!     // Widget::crd() with kube's #[derive(CustomResource)]
-//!     let env = TestEnv::builder().crds([widget_crd()]).start().await?;
-//!     let client: kube::Client = env.client();
-//!     // ... start your controller on `client`, create a Widget, then:
-//!     let maps: Api<ConfigMap> = Api::namespaced(client, "default");
-//!     maps.create(&PostParams::default(), &ConfigMap::default()).await?;
-//!     Ok(())
-//! }
+//! // In a test: #[tokio::test(start_paused = true)] async fn …
+//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let env = TestEnv::builder()
+//!     // .crds([Widget::crd()])  // your #[derive(CustomResource)] types
+//!     .start_time("2026-01-01T00:00:00Z".parse()?)
+//!     .start()
+//!     .await?;
+//! let client: kube::Client = env.client();
+//! // tokio::spawn(my_operator::run(client.clone()));
+//! let maps: Api<ConfigMap> = Api::default_namespaced(client);
+//! let hello = ConfigMap {
+//!     metadata: ObjectMeta { name: Some("hello".into()), ..ObjectMeta::default() },
+//!     ..ConfigMap::default()
+//! };
+//! let created = maps.create(&PostParams::default(), &hello).await?;
+//! // The server's clock follows tokio time: an hour passes at once.
+//! tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+//! assert_eq!(env.now(), "2026-01-01T01:00:00Z".parse()?);
+//! assert_eq!(
+//!     created.metadata.creation_timestamp.map(|t| t.0),
+//!     Some("2026-01-01T00:00:00Z".parse()?)
+//! );
+//! env.shutdown().await;
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! Installing CRDs waits, as Go's envtest does, until each is `Established`
