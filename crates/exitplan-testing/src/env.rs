@@ -97,7 +97,10 @@ impl TestEnvBuilder {
     /// Also serve the API on a real `127.0.0.1` port, over HTTPS with a
     /// private CA and a bearer token, and write a kubeconfig for it
     /// ([`TestEnv::kubeconfig_path`]) — for kubectl or another process.
-    /// The in-process [`TestEnv::client`] works either way.
+    /// The in-process [`TestEnv::client`] works either way. Prefer a
+    /// test with real time (`#[tokio::test]`) for this: under a paused
+    /// clock tokio jumps time forward while the runtime waits on another
+    /// process, and the server's connection timeouts with it.
     pub fn listen(mut self) -> Self {
         self.listen = true;
         self

@@ -35,6 +35,13 @@ where
     }
 }
 
+/// A `TestEnv` can be shared across tasks (held in a `static`, an `Arc`).
+#[test]
+fn a_test_env_is_send_and_sync() {
+    fn shareable<T: Send + Sync + 'static>() {}
+    shareable::<TestEnv>();
+}
+
 #[tokio::test]
 async fn starts_with_the_system_namespaces_and_the_client_works() {
     let env = TestEnv::start().await.expect("start");

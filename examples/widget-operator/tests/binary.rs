@@ -61,4 +61,22 @@ async fn the_binary_installs_its_crd_and_reconciles_over_the_kubeconfig() {
         cm.data.and_then(|d| d.get("message").cloned()).as_deref(),
         Some("from the binary")
     );
+
+    // kubectl finds the custom resource through discovery, by its short name.
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(["get", "wd", "-o", "name"])
+            .output()
+            .expect("kubectl runs")
+    })
+    .await
+    .expect("kubectl task");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "widget.example.exitplan.io/hello\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
