@@ -1,13 +1,13 @@
 //! Shared helpers of the runtime tests: the embedded API server in-process
-//! (in-memory store, a clock that follows tokio time), a kube-rs client on its
-//! router, and the chosen components running against it — all under tokio's
-//! paused clock, so minutes of controller time pass in microseconds.
+//! (`exitplan_testing::TestEnv`: in-memory store, a clock that follows tokio
+//! time, a kube-rs client on its router), and the chosen components running
+//! against it — all under tokio's paused clock, so minutes of controller time
+//! pass in microseconds.
 //!
 //! Use with `#[tokio::test(start_paused = true)]`.
 
 #![allow(dead_code)]
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -16,10 +16,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use exitplan_apiserver::server::Server;
-use exitplan_apiserver::storage::Store;
-use exitplan_clock::{SharedClock, TokioClock};
+use exitplan_clock::SharedClock;
 use exitplan_runtime::context::Context;
 use exitplan_runtime::runtime::{Component, Runtime, RuntimeConfig};
+use exitplan_testing::TestEnv;
 
 /// The instant every test cluster starts at.
 pub const START: &str = "2026-11-29T10:00:00Z";
@@ -36,20 +36,20 @@ pub struct Cluster {
     runtime: Option<Runtime>,
     /// The context of the running components (their informers).
     pub ctx: Context,
+    /// The in-process server's environment (its drop ends the watches).
+    _env: TestEnv,
 }
 
 impl Cluster {
     /// A server, plus `components` and simulated `nodes` running against it.
     pub async fn start(components: &[Component], nodes: &[&str]) -> Cluster {
-        let clock: SharedClock =
-            Arc::new(TokioClock::starting_at(START.parse().expect("start time")));
-        let server = Server::builder()
-            .store(Store::in_memory().expect("store"))
-            .clock(clock.clone())
-            .build()
+        let env = TestEnv::builder()
+            .start_time(START.parse().expect("start time"))
+            .start()
             .await
-            .expect("server");
-        let client = kube::Client::new(server.router(), "default");
+            .expect("test environment");
+        let (server, clock) = (env.server().clone(), env.clock());
+        let client = env.client();
         let config = RuntimeConfig {
             components: components.iter().copied().collect(),
             nodes: nodes.iter().map(|n| (*n).to_owned()).collect(),
@@ -63,6 +63,7 @@ impl Cluster {
             config,
             runtime,
             ctx,
+            _env: env,
         }
     }
 
@@ -179,14 +180,12 @@ impl Cluster {
         nodes: &[&str],
         wrap: impl FnOnce(axum::Router) -> kube::Client,
     ) -> Cluster {
-        let clock: SharedClock =
-            Arc::new(TokioClock::starting_at(START.parse().expect("start time")));
-        let server = Server::builder()
-            .store(Store::in_memory().expect("store"))
-            .clock(clock.clone())
-            .build()
+        let env = TestEnv::builder()
+            .start_time(START.parse().expect("start time"))
+            .start()
             .await
-            .expect("server");
+            .expect("test environment");
+        let (server, clock) = (env.server().clone(), env.clock());
         let client = wrap(server.router());
         let config = RuntimeConfig {
             components: components.iter().copied().collect(),
@@ -201,6 +200,7 @@ impl Cluster {
             config,
             runtime,
             ctx,
+            _env: env,
         }
     }
 }
