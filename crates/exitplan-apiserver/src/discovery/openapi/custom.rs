@@ -19,8 +19,11 @@
 //!   { "com.example.v1.Widget": …, "com.example.v1.WidgetList": … }
 //! ```
 //!
-//! Both documents refer to `ObjectMeta` and `ListMeta`; the caller merges
-//! these schemas into a document that carries those definitions.
+//! [`custom_resource_v3_document`], [`v3_index_with_custom_resources`] and
+//! [`v2_with_custom_resources`] assemble whole documents from them (with the
+//! paths of [`super::paths`], which offer no strategic merge patch for custom
+//! resources), for the `Established` CRDs and their served versions, as
+//! upstream's OpenAPI controllers publish them.
 
 use std::collections::BTreeMap;
 
@@ -35,10 +38,10 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use serde_json::{Map, Value, json};
 
-use super::paths::Flavor;
+use super::paths::{self, Flavor, Resource};
 use super::{
-    API_VERSION_DESCRIPTION, KIND_DESCRIPTION, LIST_METADATA_DESCRIPTION, V2_REF_PREFIX,
-    V3_REF_PREFIX, gvk,
+    API_VERSION_DESCRIPTION, INFO_VERSION, KIND_DESCRIPTION, LIST_METADATA_DESCRIPTION,
+    META_DEFINITIONS, V2_DOC, V2_REF_PREFIX, V3_REF_PREFIX, closure, fingerprint, gvk,
 };
 
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
@@ -73,6 +76,139 @@ pub fn custom_resource_definitions_v2(
     let mut defs = build(crd, version, Flavor::V2);
     defs.values_mut().for_each(prune_defaults);
     defs
+}
+
+/// Whether upstream publishes `crd`'s OpenAPI: only once it is `Established`.
+fn established(crd: &CustomResourceDefinition) -> bool {
+    crd.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| {
+            c.iter()
+                .any(|c| c.type_ == "Established" && c.status == "True")
+        })
+}
+
+/// The published (`Established` CRD, served version) pairs of `crds`.
+fn published(
+    crds: &[CustomResourceDefinition],
+) -> impl Iterator<Item = (&CustomResourceDefinition, &CustomResourceDefinitionVersion)> {
+    crds.iter().filter(|c| established(c)).flat_map(|c| {
+        c.spec
+            .versions
+            .iter()
+            .filter(|v| v.served)
+            .map(move |v| (c, v))
+    })
+}
+
+/// The REST paths of one version of a CRD (upstream's `generateBuilder`
+/// routes): collection, object, `status` and `scale` when enabled; PATCH
+/// without strategic merge patch.
+fn resource_paths(
+    crd: &CustomResourceDefinition,
+    v: &CustomResourceDefinitionVersion,
+    out: &mut Map<String, Value>,
+    flavor: Flavor,
+) {
+    let sub = v.subresources.as_ref();
+    let subresources = [
+        ("status", sub.is_some_and(|s| s.status.is_some())),
+        ("scale", sub.is_some_and(|s| s.scale.is_some())),
+    ]
+    .into_iter()
+    .filter_map(|(name, on)| on.then_some(name))
+    .collect();
+    let resource = Resource {
+        group: &crd.spec.group,
+        version: &v.name,
+        kind: &crd.spec.names.kind,
+        plural: &crd.spec.names.plural,
+        namespaced: crd.spec.scope == "Namespaced",
+        subresources,
+        kind_definition: custom_definition_name(&crd.spec.group, &v.name, &crd.spec.names.kind),
+        patch_types: exitplan_api::patch::CUSTOM_RESOURCE_PATCH_TYPES,
+    };
+    paths::add_resource(&resource, out, flavor);
+}
+
+/// `/openapi/v3/apis/<group>/<version>` for custom resources: the schemas
+/// and paths of every `Established` CRD serving `group`/`version`, with the
+/// meta types they refer to. `None` when no such CRD serves it.
+pub fn custom_resource_v3_document(
+    crds: &[CustomResourceDefinition],
+    group: &str,
+    version: &str,
+) -> Option<Value> {
+    let mut roots: Vec<String> = META_DEFINITIONS.iter().map(|s| (*s).to_owned()).collect();
+    roots.extend([OBJECT_META.to_owned(), LIST_META.to_owned()]);
+    let mut schemas = BTreeMap::new();
+    let mut path_map = Map::new();
+    let mut any = false;
+    for (crd, v) in published(crds).filter(|(c, v)| c.spec.group == group && v.name == version) {
+        any = true;
+        if v.subresources.as_ref().is_some_and(|s| s.scale.is_some()) {
+            roots.push(paths::SCALE.to_owned());
+        }
+        schemas.extend(custom_resource_schemas(crd, version));
+        resource_paths(crd, v, &mut path_map, Flavor::V3);
+    }
+    if !any {
+        return None;
+    }
+    let mut all = closure(roots);
+    all.extend(schemas);
+    Some(json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": INFO_VERSION},
+        "paths": path_map,
+        "components": {"schemas": all},
+    }))
+}
+
+/// `/openapi/v3`: the built-in index plus an entry, with its content hash,
+/// for each group-version the `Established` CRDs serve.
+pub fn v3_index_with_custom_resources(crds: &[CustomResourceDefinition]) -> Value {
+    let mut index = super::v3_index();
+    let mut seen = std::collections::BTreeSet::new();
+    for (crd, v) in published(crds) {
+        let (group, version) = (crd.spec.group.as_str(), v.name.as_str());
+        if !seen.insert((group, version)) {
+            continue;
+        }
+        let key = format!("apis/{group}/{version}");
+        let Some(doc) = custom_resource_v3_document(crds, group, version) else {
+            continue;
+        };
+        if let Some(Value::Object(paths)) = index.get_mut("paths") {
+            paths.entry(key.clone()).or_insert_with(|| {
+                json!({"serverRelativeURL": format!("/openapi/v3/{key}?hash={}", fingerprint(&doc))})
+            });
+        }
+    }
+    index
+}
+
+/// `/openapi/v2` with the `Established` CRDs' definitions (v2-converted,
+/// defaults pruned) and paths merged in, as upstream's v2 controller
+/// merges them into the static spec.
+pub fn v2_with_custom_resources(crds: &[CustomResourceDefinition]) -> Value {
+    let mut doc = V2_DOC.clone();
+    for (crd, v) in published(crds) {
+        if let Some(Value::Object(defs)) = doc.get_mut("definitions") {
+            defs.extend(custom_resource_definitions_v2(crd, &v.name));
+        }
+        if let Some(Value::Object(path_map)) = doc.get_mut("paths") {
+            resource_paths(crd, v, path_map, Flavor::V2);
+        }
+    }
+    doc
+}
+
+/// A `/openapi/v2` document (e.g. [`v2_with_custom_resources`]) as gnostic's
+/// `openapi.v2.Document` protobuf.
+pub fn v2_protobuf_of(doc: &Value) -> Result<Vec<u8>, super::EncodeError> {
+    super::v2_protobuf::encode(doc)
 }
 
 /// The definition name of a custom kind: the group reversed, then version

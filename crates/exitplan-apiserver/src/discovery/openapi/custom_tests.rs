@@ -661,3 +661,208 @@ fn references_resolve_against_the_builtin_definitions() {
         assert!(super::super::DEFINITIONS.contains_key(r), "{r}");
     }
 }
+
+fn established(mut c: CustomResourceDefinition) -> CustomResourceDefinition {
+    c.status = serde_json::from_value(json!({
+        "conditions": [{"type": "Established", "status": "True", "lastTransitionTime": "2026-12-06T00:00:00Z", "reason": "InitialNamesAccepted", "message": ""}],
+    }))
+    .expect("status");
+    c
+}
+
+/// `TestCRDRouteParameterBuilder`: the paths of a CRD version with `status`
+/// and `scale`, namespaced and cluster-scoped: path parameters, actions,
+/// and PATCH content types without strategic merge patch.
+#[test]
+fn route_parameters() {
+    let subresources = json!({"subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}});
+    let namespaced: &[(&str, bool, bool, &[&str])] = &[
+        ("/apis/bar.k8s.io/v1/foos", false, false, &["list"]),
+        (
+            "/apis/bar.k8s.io/v1/namespaces/{namespace}/foos",
+            true,
+            false,
+            &["deletecollection", "list", "post"],
+        ),
+        (
+            "/apis/bar.k8s.io/v1/namespaces/{namespace}/foos/{name}",
+            true,
+            true,
+            &["delete", "get", "patch", "put"],
+        ),
+        (
+            "/apis/bar.k8s.io/v1/namespaces/{namespace}/foos/{name}/scale",
+            true,
+            true,
+            &["get", "patch", "put"],
+        ),
+        (
+            "/apis/bar.k8s.io/v1/namespaces/{namespace}/foos/{name}/status",
+            true,
+            true,
+            &["get", "patch", "put"],
+        ),
+    ];
+    let cluster: &[(&str, bool, bool, &[&str])] = &[
+        (
+            "/apis/bar.k8s.io/v1/foos",
+            false,
+            false,
+            &["deletecollection", "list", "post"],
+        ),
+        (
+            "/apis/bar.k8s.io/v1/foos/{name}",
+            false,
+            true,
+            &["delete", "get", "patch", "put"],
+        ),
+        (
+            "/apis/bar.k8s.io/v1/foos/{name}/scale",
+            false,
+            true,
+            &["get", "patch", "put"],
+        ),
+        (
+            "/apis/bar.k8s.io/v1/foos/{name}/status",
+            false,
+            true,
+            &["get", "patch", "put"],
+        ),
+    ];
+    for (scope, want) in [("Namespaced", namespaced), ("Cluster", cluster)] {
+        let mut c = established(crd(Some(json!({"type": "object"})), subresources.clone()));
+        c.spec.scope = scope.into();
+        for flavor in [Flavor::V2, Flavor::V3] {
+            let doc = match flavor {
+                Flavor::V3 => {
+                    custom_resource_v3_document(std::slice::from_ref(&c), "bar.k8s.io", "v1")
+                        .expect("published")
+                }
+                Flavor::V2 => v2_with_custom_resources(std::slice::from_ref(&c)),
+            };
+            let paths = doc["paths"].as_object().expect("paths");
+            let ours: Vec<&String> = paths.keys().filter(|p| p.contains("/foos")).collect();
+            assert_eq!(ours.len(), want.len(), "{scope} {flavor:?}: {ours:?}");
+            for (path, namespace, name, actions) in want {
+                let item = &paths[*path];
+                let params = item["parameters"].as_array().expect("parameters");
+                let has = |n: &str| params.iter().any(|p| p["in"] == "path" && p["name"] == n);
+                assert_eq!(has("namespace"), *namespace, "{path}");
+                assert_eq!(has("name"), *name, "{path}");
+                let mut got = Vec::new();
+                for verb in ["get", "post", "put", "patch", "delete"] {
+                    let Some(op) = item.get(verb) else { continue };
+                    got.push(op["x-kubernetes-action"].as_str().unwrap_or_default());
+                    let consumes: Vec<&str> = match flavor {
+                        Flavor::V2 => op["consumes"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_str)
+                            .collect(),
+                        Flavor::V3 => op["requestBody"]["content"]
+                            .as_object()
+                            .into_iter()
+                            .flat_map(|m| m.keys().map(String::as_str))
+                            .collect(),
+                    };
+                    if verb == "patch" {
+                        assert_eq!(
+                            consumes.iter().copied().collect::<BTreeSet<_>>(),
+                            BTreeSet::from([
+                                "application/json-patch+json",
+                                "application/merge-patch+json",
+                                "application/apply-patch+yaml"
+                            ]),
+                            "{path}"
+                        );
+                    }
+                }
+                got.sort_unstable();
+                assert_eq!(got, *actions, "{scope} {flavor:?} {path}");
+            }
+        }
+    }
+}
+
+#[test]
+fn documents_publish_established_crds_only() {
+    let c = crd(
+        Some(json!({"type": "object", "properties": {"spec": {"type": "object"}}})),
+        json!({"subresources": {"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}}),
+    );
+    assert!(custom_resource_v3_document(std::slice::from_ref(&c), "bar.k8s.io", "v1").is_none());
+    assert!(
+        !v2_with_custom_resources(std::slice::from_ref(&c))["definitions"]
+            .as_object()
+            .expect("definitions")
+            .contains_key(FOO)
+    );
+    let mut unserved = established(c.clone());
+    unserved.spec.versions[0].served = false;
+    assert!(custom_resource_v3_document(&[unserved], "bar.k8s.io", "v1").is_none());
+
+    let c = established(c);
+    let doc = custom_resource_v3_document(std::slice::from_ref(&c), "bar.k8s.io", "v1")
+        .expect("published");
+    let mut refs = BTreeSet::new();
+    super::super::collect_refs(&doc, &mut refs);
+    for r in &refs {
+        assert!(
+            doc.pointer(&format!("/components/schemas/{r}")).is_some(),
+            "{r}"
+        );
+    }
+    assert!(refs.contains(paths::SCALE));
+    assert_eq!(
+        doc["paths"]["/apis/bar.k8s.io/v1/namespaces/{namespace}/foos/{name}"]["patch"]["operationId"],
+        "patchBarV1NamespacedFoo"
+    );
+    assert!(custom_resource_v3_document(std::slice::from_ref(&c), "bar.k8s.io", "v2").is_none());
+
+    let index = v3_index_with_custom_resources(std::slice::from_ref(&c));
+    let url = index["paths"]["apis/bar.k8s.io/v1"]["serverRelativeURL"]
+        .as_str()
+        .expect("indexed");
+    assert_eq!(
+        url,
+        format!("/openapi/v3/apis/bar.k8s.io/v1?hash={}", fingerprint(&doc))
+    );
+    assert!(index["paths"]["api/v1"].is_object());
+
+    let v2 = v2_with_custom_resources(&[c]);
+    assert!(v2["definitions"][FOO]["properties"]["spec"].is_object());
+    assert!(
+        v2["paths"]["/apis/bar.k8s.io/v1/namespaces/{namespace}/foos/{name}/scale"].is_object()
+    );
+    assert!(!v2.to_string().contains("#/components/"));
+    let mut refs = BTreeSet::new();
+    super::super::collect_refs(
+        &v2.to_string()
+            .replace("#/definitions/", "#/components/schemas/")
+            .parse::<Value>()
+            .expect("json"),
+        &mut refs,
+    );
+    for r in refs {
+        assert!(v2["definitions"].get(&r).is_some(), "{r}");
+    }
+    assert!(v2_protobuf_of(&v2).is_ok_and(|b| b.len() > 1000));
+}
+
+/// Upstream's operation IDs (`GetOperationIDAndTags`): `.k8s.io` dropped,
+/// every other separator capitalizes.
+#[test]
+fn operation_ids_spell_the_group() {
+    let mut c = established(crd(Some(json!({"type": "object"})), json!({})));
+    c.spec.group = "stable.example.com".into();
+    let doc = custom_resource_v3_document(&[c], "stable.example.com", "v1").expect("published");
+    assert_eq!(
+        doc["paths"]["/apis/stable.example.com/v1/namespaces/{namespace}/foos"]["get"]["operationId"],
+        "listStableExampleComV1NamespacedFoo"
+    );
+    assert_eq!(
+        doc["paths"]["/apis/stable.example.com/v1/foos"]["get"]["operationId"],
+        "listStableExampleComV1FooForAllNamespaces"
+    );
+}

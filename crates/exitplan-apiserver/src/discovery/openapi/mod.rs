@@ -216,6 +216,9 @@ fn group_version_schemas(defs: &[&'static ResourceDef]) -> BTreeMap<String, Valu
         if def.has_subresource("binding") {
             roots.push("io.k8s.api.core.v1.Binding".to_owned());
         }
+        if def.has_subresource("scale") {
+            roots.push(paths::SCALE.to_owned());
+        }
     }
     closure(roots)
 }
