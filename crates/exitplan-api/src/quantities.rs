@@ -283,6 +283,10 @@ impl Quantities for k8s_openapi::api::apps::v1::StatefulSet {
     }
 }
 
+impl Quantities
+    for k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition
+{
+}
 impl Quantities for k8s_openapi::api::core::v1::ConfigMap {}
 impl Quantities for k8s_openapi::api::core::v1::Secret {}
 impl Quantities for k8s_openapi::api::core::v1::Service {}

@@ -101,6 +101,8 @@ impl ServerBuilder {
             bookmark_interval: self.bookmark_interval.unwrap_or(DEFAULT_BOOKMARK_INTERVAL),
             metrics,
             service_writes: tokio::sync::Mutex::new(()),
+            registry: crate::registry::Registry::new(),
+            crd_sync: tokio::sync::Mutex::new(()),
         });
         let server = Server {
             state,
@@ -163,7 +165,9 @@ impl Server {
                 Err(e) => return Err(ServerError::Bootstrap(e.to_string())),
             }
         }
-        self.bootstrap_priority_classes().await
+        self.bootstrap_priority_classes().await?;
+        crate::rest::crd::sync(&self.state).await;
+        Ok(())
     }
 
     /// `system-node-critical` and `system-cluster-critical`, as

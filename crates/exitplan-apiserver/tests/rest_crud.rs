@@ -127,6 +127,15 @@ fn sample(group: &str, kind: &str) -> Value {
         ("storage.k8s.io", "StorageClass") => {
             json!({"metadata": meta, "provisioner": "example.com/disk"})
         }
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => json!({
+            "metadata": {"name": "things.example.com"},
+            "spec": {
+                "group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "things", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                              "schema": {"openAPIV3Schema": {"type": "object"}}}]
+            }
+        }),
         other => panic!("no sample for {other:?}"),
     }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::registry::{RESOURCES, ResourceDef};
+use crate::registry::{ResourceDef, Served};
 
 /// The version the server reports.
 pub const GIT_VERSION: &str = "v1.37.0-exitplan";
@@ -88,11 +88,14 @@ fn subresources(def: &'static ResourceDef) -> impl Iterator<Item = Sub> {
 }
 
 fn served_in<'a>(
+    served: &'a Served,
     group: &'a str,
     version: &'a str,
 ) -> impl Iterator<Item = &'static ResourceDef> + use<'a> {
-    RESOURCES
+    served
+        .defs
         .iter()
+        .copied()
         .filter(move |r| r.group == group && r.version == version)
 }
 
@@ -121,9 +124,9 @@ fn group_rank(group: &str) -> (usize, &str) {
 }
 
 /// The served groups, in discovery order, with their versions.
-fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
+fn groups(served: &Served) -> Vec<(&'static str, Vec<&'static str>)> {
     let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
-    for r in RESOURCES.iter().filter(|r| !r.group.is_empty()) {
+    for r in served.defs.iter().filter(|r| !r.group.is_empty()) {
         match out.iter_mut().find(|(g, _)| *g == r.group) {
             Some((_, versions)) if !versions.contains(&r.version) => versions.push(r.version),
             Some(_) => {}
@@ -131,7 +134,42 @@ fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
         }
     }
     out.sort_by(|a, b| group_rank(a.0).cmp(&group_rank(b.0)));
+    for (_, versions) in &mut out {
+        versions.sort_by_key(|v| version_priority(v));
+    }
     out
+}
+
+/// Kubernetes' version order (`version.CompareKubeAwareVersionStrings`):
+/// GA before beta before alpha, higher major then minor first, anything
+/// else last by name. Lower sorts first.
+fn version_priority(v: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
+    let parsed = v.strip_prefix('v').and_then(|rest| {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let major: u64 = rest[..digits].parse().ok()?;
+        let tail = &rest[digits..];
+        let (rank, minor) = if tail.is_empty() {
+            (0, 0)
+        } else if let Some(m) = tail.strip_prefix("beta") {
+            (1, m.parse().ok()?)
+        } else if let Some(m) = tail.strip_prefix("alpha") {
+            (2, m.parse().ok()?)
+        } else {
+            return None;
+        };
+        Some((rank, major, minor))
+    });
+    match parsed {
+        Some((rank, major, minor)) => (
+            rank,
+            std::cmp::Reverse(major),
+            std::cmp::Reverse(minor),
+            String::new(),
+        ),
+        None => (3, std::cmp::Reverse(0), std::cmp::Reverse(0), v.to_owned()),
+    }
 }
 
 /// `/api` (`APIVersions`).
@@ -154,14 +192,17 @@ fn api_group(group: &str, versions: &[&str]) -> Value {
 }
 
 /// `/apis` (`APIGroupList`).
-pub fn group_list() -> Value {
-    let groups: Vec<Value> = groups().iter().map(|(g, vs)| api_group(g, vs)).collect();
+pub fn group_list(served: &Served) -> Value {
+    let groups: Vec<Value> = groups(served)
+        .iter()
+        .map(|(g, vs)| api_group(g, vs))
+        .collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 /// `/apis/<group>` (`APIGroup`), if served.
-pub fn group(name: &str) -> Option<Value> {
-    let (g, versions) = groups().into_iter().find(|(g, _)| *g == name)?;
+pub fn group(served: &Served, name: &str) -> Option<Value> {
+    let (g, versions) = groups(served).into_iter().find(|(g, _)| *g == name)?;
     let mut doc = api_group(g, &versions);
     doc["kind"] = json!("APIGroup");
     doc["apiVersion"] = json!("v1");
@@ -169,9 +210,9 @@ pub fn group(name: &str) -> Option<Value> {
 }
 
 /// `/api/v1` or `/apis/<group>/<version>` (`APIResourceList`), if served.
-pub fn resource_list(group: &str, version: &str) -> Option<Value> {
+pub fn resource_list(served: &Served, group: &str, version: &str) -> Option<Value> {
     let mut resources = Vec::new();
-    for def in served_in(group, version) {
+    for def in served_in(served, group, version) {
         let mut main = json!({
             "name": def.plural,
             "singularName": def.singular,
@@ -252,11 +293,13 @@ fn discovery_resource(def: &'static ResourceDef) -> Value {
     r
 }
 
-fn discovery_group(group: &str, versions: &[&str]) -> Value {
+fn discovery_group(served: &Served, group: &str, versions: &[&str]) -> Value {
     let versions: Vec<Value> = versions
         .iter()
         .map(|v| {
-            let resources: Vec<Value> = served_in(group, v).map(discovery_resource).collect();
+            let resources: Vec<Value> = served_in(served, group, v)
+                .map(discovery_resource)
+                .collect();
             json!({"version": v, "resources": resources, "freshness": "Current"})
         })
         .collect();
@@ -273,16 +316,16 @@ fn discovery_list(items: Vec<Value>) -> Value {
 }
 
 /// `/api` as aggregated discovery (the core group, name `""`).
-pub fn aggregated_core() -> Value {
-    discovery_list(vec![discovery_group("", &["v1"])])
+pub fn aggregated_core(served: &Served) -> Value {
+    discovery_list(vec![discovery_group(served, "", &["v1"])])
 }
 
 /// `/apis` as aggregated discovery.
-pub fn aggregated_groups() -> Value {
+pub fn aggregated_groups(served: &Served) -> Value {
     discovery_list(
-        groups()
+        groups(served)
             .iter()
-            .map(|(g, vs)| discovery_group(g, vs))
+            .map(|(g, vs)| discovery_group(served, g, vs))
             .collect(),
     )
 }
@@ -315,6 +358,10 @@ pub fn wants_aggregated(accept: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn builtin() -> std::sync::Arc<Served> {
+        crate::registry::Registry::new().served()
+    }
+
     fn names(list: &Value) -> Vec<&str> {
         list["resources"]
             .as_array()
@@ -326,7 +373,7 @@ mod tests {
 
     #[test]
     fn core_resource_list_has_subresources() {
-        let core = resource_list("", "v1").expect("core");
+        let core = resource_list(&builtin(), "", "v1").expect("core");
         assert_eq!(core["groupVersion"], "v1");
         assert_eq!(
             names(&core),
@@ -376,12 +423,12 @@ mod tests {
         assert_eq!(pods["shortNames"], json!(["po"]));
         assert_eq!(pods["categories"], json!(["all"]));
         assert_eq!(pods["singularName"], "pod");
-        assert!(resource_list("rbac.authorization.k8s.io", "v1").is_none());
+        assert!(resource_list(&builtin(), "rbac.authorization.k8s.io", "v1").is_none());
     }
 
     #[test]
     fn groups_and_aggregated_discovery() {
-        let list = group_list();
+        let list = group_list(&builtin());
         let groups: Vec<&str> = list["groups"]
             .as_array()
             .expect("groups")
@@ -399,19 +446,20 @@ mod tests {
                 "storage.k8s.io",
                 "scheduling.k8s.io",
                 "coordination.k8s.io",
+                "apiextensions.k8s.io",
                 "discovery.k8s.io",
                 "lifecycle.k8s.io"
             ]
         );
-        let lifecycle = group("lifecycle.k8s.io").expect("served");
+        let lifecycle = group(&builtin(), "lifecycle.k8s.io").expect("served");
         assert_eq!(
             lifecycle["preferredVersion"]["groupVersion"],
             "lifecycle.k8s.io/v1alpha1"
         );
         assert_eq!(lifecycle["kind"], "APIGroup");
-        assert!(group("rbac.authorization.k8s.io").is_none());
+        assert!(group(&builtin(), "rbac.authorization.k8s.io").is_none());
 
-        let agg = aggregated_groups();
+        let agg = aggregated_groups(&builtin());
         let lc = agg["items"]
             .as_array()
             .and_then(|i| {
@@ -423,7 +471,7 @@ mod tests {
         assert_eq!(evictions["resource"], "evictions");
         assert_eq!(evictions["scope"], "Namespaced");
         assert_eq!(evictions["subresources"][0]["subresource"], "status");
-        let core = aggregated_core();
+        let core = aggregated_core(&builtin());
         let pods = core["items"][0]["versions"][0]["resources"]
             .as_array()
             .and_then(|r| r.iter().find(|r| r["resource"] == "pods"))

@@ -39,8 +39,8 @@ pub fn core_versions() -> Value {
 }
 
 /// `/apis` (APIGroupList).
-pub fn group_list() -> Value {
-    documents::group_list()
+pub fn group_list(served: &crate::registry::Served) -> Value {
+    documents::group_list(served)
 }
 
 /// `/openapi/v2` (Swagger 2.0 JSON).

@@ -95,7 +95,9 @@ fn every_message_round_trips_through_protobuf() {
 #[test]
 fn every_served_built_in_kind_and_its_list_has_a_message() {
     for def in crate::registry::RESOURCES {
-        if def.group == "lifecycle.k8s.io" {
+        // apiextensions.k8s.io is answered in JSON: its JSONSchemaProps
+        // marshals by hand upstream, which the transcoder does not model.
+        if def.group == "lifecycle.k8s.io" || def.group == "apiextensions.k8s.io" {
             continue;
         }
         let v = def.api_version();

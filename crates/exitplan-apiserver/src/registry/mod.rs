@@ -5,14 +5,20 @@
 
 mod admission;
 mod attrs;
+mod crd_admission;
+mod custom;
 mod scale;
 mod selectable;
+mod served;
 
 use serde_json::Value;
 
 pub use admission::{Admission, AdmissionError, MetadataOnly, PodAdmission, Typed};
 pub use attrs::attrs_of;
+pub use crd_admission::CrdAdmission;
+pub use custom::{CustomResource, Unservable, resources_for};
 pub use scale::{APPS_SCALE, RC_SCALE, ScaleDef, SelectorSource};
+pub use served::{Registry, Served};
 
 use exitplan_api::batch::JobStrategy;
 use exitplan_api::coordination::LeaseStrategy;
@@ -67,6 +73,8 @@ pub struct ResourceDef {
     pub admission: &'static dyn Admission,
     /// The `scale` subresource's view of the objects, when served.
     pub scale: Option<&'static ScaleDef>,
+    /// What the CRD says, for a custom resource.
+    pub custom: Option<&'static CustomResource>,
 }
 
 /// Which field selector labels a kind accepts.
@@ -130,6 +138,9 @@ impl ResourceDef {
 
     /// The object to store for `object` as this resource serves it.
     pub fn to_storage(&self, object: &Value) -> Result<Value, String> {
+        if let Some(c) = self.custom {
+            return Ok(c.to_storage(object));
+        }
         match self.conversion {
             Some(c) => (c.to_storage)(object),
             None => Ok(object.clone()),
@@ -195,6 +206,7 @@ static NETWORK_POLICY: Typed<exitplan_api::networking::network_policy::NetworkPo
 static CRON_JOB: Typed<exitplan_api::batch::cron_job::CronJobStrategy> = Typed::new();
 static PRIORITY_CLASS: Typed<exitplan_api::scheduling::priority_class::PriorityClassStrategy> =
     Typed::new();
+static CRD: CrdAdmission = CrdAdmission;
 static STORAGE_CLASS: Typed<exitplan_api::storage::storage_class::StorageClassStrategy> =
     Typed::new();
 
@@ -228,6 +240,7 @@ const fn plain(
         conversion: None,
         admission,
         scale: None,
+        custom: None,
     }
 }
 
@@ -250,6 +263,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &NAMESPACE,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "",
@@ -268,6 +282,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &NODE,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "",
@@ -292,6 +307,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &POD,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "",
@@ -310,6 +326,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &CORE_EVENT,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "events.k8s.io",
@@ -328,6 +345,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: Some(&EVENTS_CONVERSION),
         admission: &EVENTS_EVENT,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "policy",
@@ -346,6 +364,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &PDB,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "batch",
@@ -364,6 +383,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &JOB,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "coordination.k8s.io",
@@ -382,6 +402,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &LEASE,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "lifecycle.k8s.io",
@@ -400,6 +421,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &EVICTION_REQUEST,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         group: "lifecycle.k8s.io",
@@ -418,6 +440,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         conversion: None,
         admission: &EVICTION,
         scale: None,
+        custom: None,
     },
     ResourceDef {
         short_names: &["cm"],
@@ -545,6 +568,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &["all"],
         subresources: &["scale", "status"],
         scale: Some(&RC_SCALE),
+        custom: None,
         field_labels: FieldLabels::Convert(selectable::REPLICAS_LABELS),
         attrs_hook: Some(selectable::replicas_attrs),
         ..plain(
@@ -563,6 +587,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &["all"],
         subresources: &["scale", "status"],
         scale: Some(&APPS_SCALE),
+        custom: None,
         ..plain(
             "apps",
             "v1",
@@ -579,6 +604,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &["all"],
         subresources: &["scale", "status"],
         scale: Some(&APPS_SCALE),
+        custom: None,
         field_labels: FieldLabels::Convert(selectable::REPLICAS_LABELS),
         attrs_hook: Some(selectable::replicas_attrs),
         ..plain(
@@ -597,6 +623,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         categories: &["all"],
         subresources: &["scale", "status"],
         scale: Some(&APPS_SCALE),
+        custom: None,
         ..plain(
             "apps",
             "v1",
@@ -720,6 +747,25 @@ pub static RESOURCES: &[ResourceDef] = &[
             "storageclasses.storage.k8s.io",
             &STORAGE_CLASS,
         )
+    },
+    ResourceDef {
+        group: "apiextensions.k8s.io",
+        version: "v1",
+        kind: "CustomResourceDefinition",
+        plural: "customresourcedefinitions",
+        singular: "customresourcedefinition",
+        namespaced: false,
+        short_names: &["crd", "crds"],
+        categories: &["api-extensions"],
+        subresources: &["status"],
+        selectable_fields: &[],
+        field_labels: FieldLabels::Default,
+        attrs_hook: None,
+        storage: "customresourcedefinitions",
+        conversion: None,
+        admission: &CRD,
+        scale: None,
+        custom: None,
     },
 ];
 /// The resource served at `/api[s]/<group>/<version>/<plural>`.

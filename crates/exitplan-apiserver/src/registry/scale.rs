@@ -17,6 +17,11 @@ pub enum SelectorSource {
     /// A `map[string]string` selector at this JSON pointer
     /// (ReplicationController `spec.selector`).
     MatchLabels(&'static str),
+    /// A selector already in string form at this JSON pointer (a CRD's
+    /// `labelSelectorPath`).
+    String(&'static str),
+    /// No selector (a CRD scale without `labelSelectorPath`).
+    None,
 }
 
 /// How the `scale` subresource maps onto an object.
@@ -86,6 +91,12 @@ impl ScaleDef {
                     .collect::<Vec<_>>()
                     .join(",")
             }
+            SelectorSource::String(pointer) => object
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            SelectorSource::None => String::new(),
         }
     }
 

@@ -29,7 +29,7 @@ use super::meta::{
 };
 use super::respond;
 use super::state::{Call, State};
-use crate::registry::{RESOURCES, ResourceDef};
+use crate::registry::ResourceDef;
 use crate::storage::{Precondition, WriteError};
 
 /// `metav1.FinalizerOrphanDependents`.
@@ -465,7 +465,8 @@ async fn delete_namespace(
         ..DeleteOptions::default()
     };
     let mut remaining = 0usize;
-    for r in RESOURCES.iter().filter(|r| r.namespaced) {
+    let registered = state.registry.served();
+    for r in registered.defs.iter().copied().filter(|r| r.namespaced) {
         let (items, _) = state.store.list(&r.prefix(Some(name)));
         for item in items {
             let item_name = item

@@ -90,6 +90,16 @@ pub fn field_manager(query: &Query, headers: &HeaderMap) -> String {
 }
 
 /// The patch schema reference of a resource.
+/// What patches and apply of `def`'s objects work on: a built-in kind's
+/// schema, or a custom resource's from its CRD version.
+pub fn target(def: &ResourceDef) -> exitplan_api::patch::Target<'_> {
+    match def.custom {
+        Some(c) => exitplan_api::patch::Target::custom(def.group, def.kind, &c.patch_schema),
+        None => exitplan_api::patch::Target::builtin(type_ref(def)),
+    }
+}
+
+/// The kind of `def`'s objects.
 pub fn type_ref(def: &ResourceDef) -> TypeRef<'static> {
     TypeRef {
         group: def.group,
@@ -148,10 +158,10 @@ pub fn served(def: &ResourceDef, stored: Value) -> Value {
 /// An object as `def` serves it → the object to store (400 when it does
 /// not convert; unchanged for resources stored as they are served).
 pub fn to_stored(def: &ResourceDef, object: Value) -> Result<Value, super::ApiError> {
-    match def.conversion {
-        Some(c) => (c.to_storage)(&object).map_err(super::errors::bad_request),
-        None => Ok(object),
+    if def.conversion.is_none() && def.custom.is_none() {
+        return Ok(object);
     }
+    def.to_storage(&object).map_err(super::errors::bad_request)
 }
 
 /// Sets `apiVersion` and `kind` of an object of `def`.

@@ -8,12 +8,14 @@
 //!   [`patch`], [`delete`] (with deletecollection).
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`], [`scale`].
+//! * [`crd`] — the CRD controllers, run after every CRD write.
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`],
 //!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
 
 pub mod auth;
 pub mod binding;
+pub mod crd;
 pub mod create;
 pub mod delete;
 pub mod duplicates;

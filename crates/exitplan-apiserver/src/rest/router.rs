@@ -19,7 +19,6 @@ use super::{
     auth, binding, create, delete, eviction, get, list, metrics, patch, scale, update, watch,
 };
 use crate::discovery;
-use crate::registry::find;
 
 /// Largest request body accepted (kube-apiserver's 3 MiB).
 pub const MAX_BODY: usize = 3 * 1024 * 1024;
@@ -119,15 +118,19 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
     let Some(api) = resolve(&path) else {
         return Ok(text(StatusCode::NOT_FOUND, "404 page not found\n"));
     };
+    let served = state.registry.served();
     let rp = match api {
         ApiPath::Root if path.starts_with("/apis") => {
-            return get_only(Some(discovery::group_list()));
+            return get_only(Some(discovery::group_list(&served)));
         }
         ApiPath::Root => return get_only(Some(discovery::core_versions())),
-        ApiPath::Group(g) => return get_only(discovery::group(&g)),
-        ApiPath::GroupVersion(g, v) => return get_only(discovery::resource_list(&g, &v)),
+        ApiPath::Group(g) => return get_only(discovery::group(&served, &g)),
+        ApiPath::GroupVersion(g, v) => {
+            return get_only(discovery::resource_list(&served, &g, &v));
+        }
         ApiPath::Resource(rp) => rp,
     };
+    drop(served);
     let body = axum::body::to_bytes(Body::new(body), MAX_BODY)
         .await
         .map_err(|_| {
@@ -169,6 +172,14 @@ async fn handle(
         && !body.is_empty()
         && body_is_protobuf(&headers)?;
     let mut call = resolve_call(state, rp, query, headers, body)?;
+    if protobuf && call.def.custom.is_some() {
+        // Custom resources have no protobuf form (kube-apiserver's CR handler
+        // serves JSON and YAML only).
+        return Err(super::errors::unsupported_media_type(&[
+            "application/json",
+            "application/yaml",
+        ]));
+    }
     if protobuf {
         call.body = super::protobuf::to_json(
             call.def,
@@ -179,39 +190,57 @@ async fn handle(
         .into();
     }
     let sub = call.subresource.clone();
-    match (sub.as_deref(), call.name.is_some()) {
+    let writes_crds = call.def.plural == "customresourcedefinitions"
+        && call.def.group == "apiextensions.k8s.io"
+        && method != Method::GET
+        && !call.query.dry_run().unwrap_or(false);
+    let result = dispatch_verb(&call, &method, sub.as_deref()).await;
+    if writes_crds && result.is_ok() {
+        super::crd::sync(&call.state).await;
+    }
+    result
+}
+
+/// Runs the handler of `method` on `call` (`sub`: its subresource).
+async fn dispatch_verb(
+    call: &Call,
+    method: &Method,
+    sub: Option<&str>,
+) -> Result<Response, ApiError> {
+    let method = method.clone();
+    match (sub, call.name.is_some()) {
         (None, false) => match method {
-            Method::GET if call.query.flag("watch")? => watch::watch(&call).await,
-            Method::GET => list::list(&call).await,
-            Method::POST => create::create(&call).await,
-            Method::DELETE => delete::delete_collection(&call).await,
+            Method::GET if call.query.flag("watch")? => watch::watch(call).await,
+            Method::GET => list::list(call).await,
+            Method::POST => create::create(call).await,
+            Method::DELETE => delete::delete_collection(call).await,
             _ => Err(method_not_allowed()),
         },
         (None, true) => match method {
-            Method::GET => get::get(&call).await,
-            Method::PUT => update::update(&call).await,
-            Method::PATCH => patch::patch(&call).await,
-            Method::DELETE => delete::delete(&call).await,
+            Method::GET => get::get(call).await,
+            Method::PUT => update::update(call).await,
+            Method::PATCH => patch::patch(call).await,
+            Method::DELETE => delete::delete(call).await,
             _ => Err(method_not_allowed()),
         },
         (Some("status" | "ephemeralcontainers" | "resize"), _) => match method {
-            Method::GET => get::get(&call).await,
-            Method::PUT => update::update(&call).await,
-            Method::PATCH => patch::patch(&call).await,
+            Method::GET => get::get(call).await,
+            Method::PUT => update::update(call).await,
+            Method::PATCH => patch::patch(call).await,
             _ => Err(method_not_allowed()),
         },
         (Some("scale"), _) => match method {
-            Method::GET => scale::get(&call).await,
-            Method::PUT => scale::update(&call).await,
-            Method::PATCH => scale::patch(&call).await,
+            Method::GET => scale::get(call).await,
+            Method::PUT => scale::update(call).await,
+            Method::PATCH => scale::patch(call).await,
             _ => Err(method_not_allowed()),
         },
         (Some("eviction"), _) => match method {
-            Method::POST => eviction::evict(&call).await,
+            Method::POST => eviction::evict(call).await,
             _ => Err(method_not_allowed()),
         },
         (Some("binding"), _) => match method {
-            Method::POST => binding::bind(&call).await,
+            Method::POST => binding::bind(call).await,
             _ => Err(method_not_allowed()),
         },
         _ => Err(resource_not_found()),
@@ -242,7 +271,10 @@ fn resolve_call(
     headers: axum::http::HeaderMap,
     body: bytes::Bytes,
 ) -> Result<Call, ApiError> {
-    let def = find(&rp.group, &rp.version, &rp.resource).ok_or_else(resource_not_found)?;
+    let def = state
+        .registry
+        .find(&rp.group, &rp.version, &rp.resource)
+        .ok_or_else(resource_not_found)?;
     let is_namespace_object = def.group.is_empty() && def.plural == "namespaces";
     if !def.namespaced && rp.namespace.is_some() && !is_namespace_object {
         return Err(resource_not_found());

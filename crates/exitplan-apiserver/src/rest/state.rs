@@ -9,7 +9,7 @@ use bytes::Bytes;
 
 use super::query::Query;
 use crate::clock::SharedClock;
-use crate::registry::ResourceDef;
+use crate::registry::{Registry, ResourceDef};
 use crate::storage::Store;
 
 /// The server's shared state.
@@ -31,6 +31,10 @@ pub struct State {
     /// Held across a Service write: address allocation reads the stored
     /// Services, so their writes go one at a time.
     pub service_writes: tokio::sync::Mutex<()>,
+    /// The resources served (built-in, and custom ones from established CRDs).
+    pub registry: Registry,
+    /// Held while the CRD controllers run ([`super::crd::sync`]).
+    pub crd_sync: tokio::sync::Mutex<()>,
 }
 
 /// One request against a served resource.

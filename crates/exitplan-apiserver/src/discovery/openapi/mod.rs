@@ -317,6 +317,9 @@ fn to_v2(value: &Value) -> Value {
                             Value::String(r.replacen(V3_REF_PREFIX, V2_REF_PREFIX, 1)),
                         );
                     }
+                    // Swagger 2.0 has no oneOf/anyOf (JSONSchemaProps' unions):
+                    // upstream's v2 schemas of those types carry none.
+                    ("oneOf" | "anyOf", _) => {}
                     ("allOf", Value::Array(a)) if a.len() == 1 && a[0].get("$ref").is_some() => {
                         if let Value::Object(inner) = to_v2(&a[0]) {
                             out.extend(inner);

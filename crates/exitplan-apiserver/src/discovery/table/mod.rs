@@ -286,6 +286,9 @@ pub const TABLE_END: &[u8] = b"]}";
 impl Rows {
     /// A writer of `def`'s rows.
     pub fn new(def: &ResourceDef, include: IncludeObject, now: Timestamp) -> Self {
+        if let Some(c) = def.custom {
+            return Rows::custom(c.columns.clone(), include, now);
+        }
         let printer = printer(def);
         let columns = (printer.columns)();
         Rows {
@@ -381,7 +384,7 @@ mod tests {
     use super::*;
     use crate::registry::{RESOURCES, find};
 
-    /// Every served kind but LimitRange (none upstream either) has its own
+    /// Every served kind but LimitRange and CRDs (none upstream either) has its own
     /// printer; every column says what it shows (a misspelt OpenAPI
     /// property would describe it as ""); a minimal object gets a real
     /// row, not the fallback.
@@ -390,7 +393,9 @@ mod tests {
         let now: Timestamp = "2026-01-01T00:00:00Z".parse().expect("time");
         for def in RESOURCES {
             let p = printer_for(def.group, def.kind);
-            assert_eq!(p.is_none(), def.kind == "LimitRange", "{}", def.plural);
+            // CRDs get the default Name/Created At table upstream too.
+            let default = def.kind == "LimitRange" || def.kind == "CustomResourceDefinition";
+            assert_eq!(p.is_none(), default, "{}", def.plural);
             let p = printer(def);
             for c in (p.columns)() {
                 assert!(!c.description.is_empty(), "{} {}", def.plural, c.name);
