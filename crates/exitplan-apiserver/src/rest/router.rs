@@ -111,7 +111,8 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
             return Ok(resp);
         }
         p if super::openapi::serves(p) => {
-            return super::openapi::serve(&parts.method, &parts.headers, p);
+            let served = state.registry.served();
+            return super::openapi::serve(&parts.method, &parts.headers, p, &served);
         }
         _ => {}
     }
