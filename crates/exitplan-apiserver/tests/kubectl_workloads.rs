@@ -1,7 +1,7 @@
 //! The real `kubectl` on workloads and services: `apply`, `scale` (the
 //! `scale` subresource), `set image` and `rollout restart` (strategic merge
 //! patches of the pod template), `expose` (a Service from a Deployment),
-//! `describe` and `edit`. No workload controllers run (a later issue):
+//! `describe` and `edit` (through `KUBE_EDITOR`). No workload controllers run (a later issue):
 //! these are the API's answers only.
 
 mod support;
@@ -125,6 +125,23 @@ async fn kubectl_scale_set_image_rollout_restart_expose_describe() {
     assert!(described.contains("3 desired"), "{described}");
     let described = c.ok(&["describe", "configmap", "web"], None).await;
     assert!(described.contains("index.html"), "{described}");
+
+    // `kubectl edit`: the editor (sed here) changes the object kubectl
+    // fetched; kubectl sends the difference as a patch.
+    let out = c
+        .ok_with_env(
+            &["edit", "configmap", "web"],
+            &[("KUBE_EDITOR", "sed -i s/hello/edited/")],
+        )
+        .await;
+    assert_eq!(out, "configmap/web edited\n");
+    let data = c
+        .ok(
+            &["get", "cm", "web", "-o", "jsonpath={.data.index\\.html}"],
+            None,
+        )
+        .await;
+    assert_eq!(data, "edited");
 
     c.stop().await;
 }

@@ -459,3 +459,156 @@ async fn crds_survive_a_restart() {
     assert_eq!(code, 200, "{w}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn unknown_fields_follow_field_validation() {
+    let server = server().await;
+    install(&server).await;
+    let mut w = widget("w", "red");
+    w["spec"]["size"] = json!(3);
+    let (code, status) = send(
+        &server,
+        "POST",
+        &format!("{WIDGETS}?fieldValidation=Strict"),
+        JSON,
+        &w,
+    )
+    .await;
+    assert_eq!(code, 400, "{status}");
+    assert_eq!(
+        status["message"],
+        "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: unknown field \"spec.size\""
+    );
+    let (code, _) = get(&server, &format!("{WIDGETS}/w")).await;
+    assert_eq!(code, 404);
+    let (code, headers, created) = raw(
+        &server,
+        "POST",
+        &format!("{WIDGETS}?fieldValidation=Warn"),
+        &[("content-type", JSON)],
+        &w.to_string(),
+    )
+    .await;
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(
+        headers.get("warning").and_then(|v| v.to_str().ok()),
+        Some("299 - \"unknown field \\\"spec.size\\\"\"")
+    );
+    assert!(created["spec"].get("size").is_none());
+}
+
+/// kube-rs, as a controller author uses it: the typed CRD API, a dynamic
+/// API on the custom resource, a watch, and a CEL failure as `kube::Error`.
+#[tokio::test]
+async fn kube_rs_creates_watches_and_reads_cel_errors() {
+    use futures_util::StreamExt;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::{Api, ApiResource, DynamicObject, PostParams, WatchEvent, WatchParams};
+
+    let server = server().await;
+    let client = client(&server);
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let crd: CustomResourceDefinition = serde_json::from_value(widget_crd()).expect("crd");
+    crds.create(&PostParams::default(), &crd)
+        .await
+        .expect("crd created");
+    let crd = crds.get("widgets.example.com").await.expect("crd");
+    let established = crd
+        .status
+        .and_then(|s| s.conditions)
+        .unwrap_or_default()
+        .into_iter()
+        .any(|c| c.type_ == "Established" && c.status == "True");
+    assert!(established);
+
+    let ar = ApiResource {
+        group: "example.com".into(),
+        version: "v1".into(),
+        api_version: "example.com/v1".into(),
+        kind: "Widget".into(),
+        plural: "widgets".into(),
+    };
+    let widgets: Api<DynamicObject> = Api::namespaced_with(client, "default", &ar);
+    let mut events = widgets
+        .watch(&WatchParams::default(), "0")
+        .await
+        .expect("watch")
+        .boxed();
+    let obj: DynamicObject = serde_json::from_value(widget("w", "green")).expect("object");
+    widgets
+        .create(&PostParams::default(), &obj)
+        .await
+        .expect("created");
+    match events.next().await {
+        Some(Ok(WatchEvent::Added(o))) => {
+            assert_eq!(o.metadata.name.as_deref(), Some("w"));
+            assert_eq!(o.data["spec"]["replicas"], 1);
+        }
+        other => panic!("expected ADDED, got {other:?}"),
+    }
+
+    let mut too_many = widget("x", "green");
+    too_many["spec"]["replicas"] = json!(20);
+    let obj: DynamicObject = serde_json::from_value(too_many).expect("object");
+    let err = api_error(
+        widgets
+            .create(&PostParams::default(), &obj)
+            .await
+            .expect_err("CEL rule"),
+    );
+    assert_eq!(err.code, 422);
+    assert_eq!(err.reason, "Invalid");
+    assert_eq!(
+        err.message,
+        "Widget.example.com \"x\" is invalid: spec: Invalid value: \"object\": replicas must not exceed maxReplicas"
+    );
+}
+
+#[tokio::test]
+async fn cluster_scoped_resources_and_namespace_deletion() {
+    let server = server().await;
+    install(&server).await;
+    let mut crd = widget_crd();
+    crd["metadata"]["name"] = json!("gadgets.example.com");
+    crd["spec"]["scope"] = json!("Cluster");
+    crd["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
+    let (code, out) = send(&server, "POST", CRDS, JSON, &crd).await;
+    assert_eq!(code, 201, "{out}");
+    let mut g = widget("g", "red");
+    g["kind"] = json!("Gadget");
+    let (code, out) = send(&server, "POST", "/apis/example.com/v1/gadgets", JSON, &g).await;
+    assert_eq!(code, 201, "{out}");
+    assert!(out["metadata"].get("namespace").is_none());
+    let (code, _) = get(&server, "/apis/example.com/v1/namespaces/default/gadgets/g").await;
+    assert_eq!(code, 404, "cluster-scoped: no namespaced path");
+    let (_, list) = get(&server, "/apis/example.com/v1").await;
+    let gadgets = list["resources"]
+        .as_array()
+        .and_then(|rs| rs.iter().find(|r| r["name"] == "gadgets"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(gadgets["namespaced"], false);
+    assert_eq!(gadgets["singularName"], "gadget");
+
+    let (code, _) = send(
+        &server,
+        "POST",
+        "/api/v1/namespaces",
+        JSON,
+        &json!({"metadata": {"name": "team"}}),
+    )
+    .await;
+    assert_eq!(code, 201);
+    let uri = "/apis/example.com/v1/namespaces/team/widgets";
+    let (code, _) = send(&server, "POST", uri, JSON, &widget("w", "red")).await;
+    assert_eq!(code, 201);
+    let (code, _, _) = raw(&server, "DELETE", "/api/v1/namespaces/team", &[], "").await;
+    assert_eq!(code, 200);
+    let (code, list) = get(&server, uri).await;
+    assert_eq!(code, 200);
+    assert_eq!(
+        list["items"],
+        json!([]),
+        "the namespace's custom resources went with it"
+    );
+}

@@ -24,6 +24,7 @@ use exitplan_api::apiextensions::custom_resource::{
 };
 use exitplan_api::apiextensions::structural::Structural;
 use exitplan_api::field::{ErrorList, Path};
+use exitplan_api::patch::TypeSchema;
 use exitplan_api::status::{GroupKind, InvalidError};
 use exitplan_api::strategy::{SystemFields, fill_system_fields};
 use exitplan_cel::CompiledRules;
@@ -55,6 +56,8 @@ pub struct CustomResource {
     pub scale: Option<CustomResourceSubresourceScale>,
     /// The Table columns (`additionalPrinterColumns`).
     pub columns: Arc<CustomColumns>,
+    /// The schema patches and apply use.
+    pub patch_schema: TypeSchema,
     kind: GroupKind,
     namespaced: bool,
 }
@@ -316,6 +319,7 @@ fn build_version(
         status,
         scale: scale.clone(),
         columns: Arc::new(columns),
+        patch_schema: TypeSchema::custom_resource(&v.name, schema, status),
         kind: GroupKind { group, kind },
         namespaced,
     }));

@@ -12,7 +12,7 @@ use super::errors::{
     not_found,
 };
 use super::get::{render, render_stored};
-use super::meta::{field_manager, meta_mut, meta_str, set_type, system_fields, type_ref};
+use super::meta::{field_manager, meta_mut, meta_str, set_type, system_fields, target};
 use super::state::{Call, State};
 use crate::registry::{AdmissionError, ResourceDef, find};
 use crate::storage::{Precondition, StoredObject, WriteError};
@@ -152,7 +152,7 @@ pub async fn create_object(
         .map_err(admission_error)?;
     set_type(&mut obj, def);
     if record {
-        patch::record_update(type_ref(def), None, &mut obj, manager, None, now);
+        patch::record_update(target(def), None, &mut obj, manager, None, now);
     }
     let name = meta_str(&obj, "name").unwrap_or_default().to_owned();
     if dry_run {

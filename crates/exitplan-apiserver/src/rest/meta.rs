@@ -90,6 +90,16 @@ pub fn field_manager(query: &Query, headers: &HeaderMap) -> String {
 }
 
 /// The patch schema reference of a resource.
+/// What patches and apply of `def`'s objects work on: a built-in kind's
+/// schema, or a custom resource's from its CRD version.
+pub fn target(def: &ResourceDef) -> exitplan_api::patch::Target<'_> {
+    match def.custom {
+        Some(c) => exitplan_api::patch::Target::custom(def.group, def.kind, &c.patch_schema),
+        None => exitplan_api::patch::Target::builtin(type_ref(def)),
+    }
+}
+
+/// The kind of `def`'s objects.
 pub fn type_ref(def: &ResourceDef) -> TypeRef<'static> {
     TypeRef {
         group: def.group,

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::create::{create_object, set_namespace};
 use super::errors::{ApiError, bad_request, failure, invalid_options, unsupported_media_type};
-use super::meta::{meta_mut, meta_str, set_type, type_ref};
+use super::meta::{meta_mut, meta_str, set_type, target};
 use super::state::Call;
 use super::update::{Update, update_object};
 use crate::discovery::openapi::{DEFINITIONS, definition_name};
@@ -154,9 +154,8 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                 return Err(super::errors::not_found(def.group, def.plural, call.name()));
             }
             let body = strict.apply_body(&call.body)?;
-            let mut obj =
-                patch::server_side_apply(type_ref(def), None, &body, &manager, force, now)
-                    .map_err(patch_error)?;
+            let mut obj = patch::server_side_apply(target(def), None, &body, &manager, force, now)
+                .map_err(patch_error)?;
             let warnings = strict.check(def, &obj)?;
             if meta_str(&obj, "name").is_some_and(|n| n != call.name()) {
                 return Err(super::errors::bad_request(format!(
@@ -194,18 +193,18 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                 let root = definition_name(def);
                 if DEFINITIONS.contains_key(&root) {
                     patch::strategic_merge_patch_typed(
-                        type_ref(def),
+                        target(def),
                         &old,
                         &body,
                         &OpenApiTypes,
                         &root,
                     )
                 } else {
-                    patch::strategic_merge_patch(type_ref(def), &old, &body)
+                    patch::strategic_merge_patch(target(def), &old, &body)
                 }
             }
             PatchType::Apply => patch::server_side_apply_subresource(
-                type_ref(def),
+                target(def),
                 Some(&old),
                 &body,
                 &manager,
@@ -263,8 +262,8 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
 mod tests {
     use exitplan_api::patch::Target;
 
-    use super::type_ref;
     use crate::registry::RESOURCES;
+    use crate::rest::meta::type_ref;
 
     /// Every served kind has a patch schema derived from the definitions,
     /// at the served version, with the reset fields its subresources imply

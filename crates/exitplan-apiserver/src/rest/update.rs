@@ -13,8 +13,8 @@ use super::create::{admission_error, decode_body};
 use super::errors::{ApiError, bad_request, conflict_modified, from_write};
 use super::get::{current, render, render_stored};
 use super::meta::{
-    deletion_grace, field_manager, finalizers, meta_mut, meta_str, served, set_type, to_stored,
-    type_ref,
+    deletion_grace, field_manager, finalizers, meta_mut, meta_str, served, set_type, target,
+    to_stored,
 };
 use super::state::{Call, State};
 use crate::registry::ResourceDef;
@@ -132,14 +132,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         meta.insert("resourceVersion".into(), current_rv.clone().into());
     }
     if record {
-        patch::record_update(
-            type_ref(def),
-            Some(&old),
-            &mut new,
-            manager,
-            subresource,
-            now,
-        );
+        patch::record_update(target(def), Some(&old), &mut new, manager, subresource, now);
     }
     if new == old {
         return Ok(Updated::Object(old));

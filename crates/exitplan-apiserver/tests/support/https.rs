@@ -78,10 +78,34 @@ impl Cluster {
 
     /// Runs kubectl with `args` (and `stdin`), off the async threads.
     pub async fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.kubectl_with_env(args, stdin, &[]).await
+    }
+
+    /// kubectl that must succeed, with extra environment variables
+    /// (`KUBE_EDITOR` for `kubectl edit`); its stdout.
+    pub async fn ok_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> String {
+        let out = self.kubectl_with_env(args, None, env).await;
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs kubectl with `args`, `stdin` and extra environment variables.
+    pub async fn kubectl_with_env(
+        &self,
+        args: &[&str],
+        stdin: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Output {
         let mut cmd = Command::new("kubectl");
         cmd.arg("--kubeconfig")
             .arg(&self.kubeconfig)
             .args(args)
+            .envs(env.iter().copied())
             .env("HOME", &self.dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

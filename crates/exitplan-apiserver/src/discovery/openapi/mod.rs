@@ -20,6 +20,7 @@
 //! its `fieldValidation` parameter to choose server-side validation, and
 //! reads `x-kubernetes-patch-*` / `x-kubernetes-list-*` for patches.
 
+pub mod custom;
 mod paths;
 mod v2_protobuf;
 mod wire;
@@ -110,28 +111,29 @@ fn list_definition_name(def: &ResourceDef) -> String {
     format!("{}List", definition_name(def))
 }
 
+/// TypeMeta's `apiVersion` description (every kind and list carries it).
+const API_VERSION_DESCRIPTION: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+/// TypeMeta's `kind` description.
+const KIND_DESCRIPTION: &str = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+/// A list's `metadata` description.
+const LIST_METADATA_DESCRIPTION: &str = "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
 /// `<Kind>List`, as upstream defines every list.
 fn list_schema(def: &ResourceDef) -> Value {
     json!({
         "description": format!("{}List is a list of {} objects.", def.kind, def.kind),
         "type": "object",
         "properties": {
-            "apiVersion": {
-                "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
-                "type": "string"
-            },
+            "apiVersion": {"description": API_VERSION_DESCRIPTION, "type": "string"},
             "items": {
                 "description": format!("List of {}.", def.plural),
                 "type": "array",
                 "items": {"$ref": format!("{V3_REF_PREFIX}{}", definition_name(def))}
             },
-            "kind": {
-                "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                "type": "string"
-            },
+            "kind": {"description": KIND_DESCRIPTION, "type": "string"},
             "metadata": {
                 "allOf": [{"$ref": format!("{V3_REF_PREFIX}io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta")}],
-                "description": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+                "description": LIST_METADATA_DESCRIPTION
             }
         },
         "required": ["items"],
@@ -213,6 +215,9 @@ fn group_version_schemas(defs: &[&'static ResourceDef]) -> BTreeMap<String, Valu
         }
         if def.has_subresource("binding") {
             roots.push("io.k8s.api.core.v1.Binding".to_owned());
+        }
+        if def.has_subresource("scale") {
+            roots.push(paths::SCALE.to_owned());
         }
     }
     closure(roots)

@@ -72,21 +72,69 @@ fn schema_ref(flavor: Flavor, name: &str) -> Value {
     json!({"$ref": format!("{prefix}{name}")})
 }
 
-/// Group and version as operation IDs spell them (`CoreV1`, `LifecycleV1alpha1`).
-fn id_prefix(def: &ResourceDef) -> String {
-    let group = match def.group {
-        "" => "core".to_owned(),
-        g => g.split('.').next().unwrap_or(g).to_owned(),
+/// Group and version as operation IDs spell them (kube-openapi's
+/// `GetOperationIDAndTags`: `CoreV1`, `LifecycleV1alpha1`,
+/// `StableExampleComV1`; `.k8s.io` dropped, other separators capitalize).
+fn id_prefix(group: &str, version: &str) -> String {
+    let group = match group {
+        "" => "core",
+        g => g.strip_suffix(".k8s.io").unwrap_or(g),
     };
     let mut out = String::new();
-    for part in [group.as_str(), def.version] {
-        let mut chars = part.chars();
-        if let Some(first) = chars.next() {
-            out.extend(first.to_uppercase());
-            out.push_str(chars.as_str());
+    for part in [group, version] {
+        let mut capitalize = true;
+        for (i, c) in part.chars().enumerate() {
+            if c.is_alphabetic() || c == '_' || (i != 0 && c.is_ascii_digit()) {
+                if capitalize {
+                    out.extend(c.to_uppercase());
+                    capitalize = false;
+                } else {
+                    out.push(c);
+                }
+            } else {
+                capitalize = true;
+            }
         }
     }
     out
+}
+
+/// What the paths of one resource are built from: a built-in
+/// [`ResourceDef`] ([`Resource::builtin`]) or a custom resource.
+#[derive(Clone, Debug)]
+pub struct Resource<'a> {
+    /// API group (`""` for core).
+    pub group: &'a str,
+    /// API version.
+    pub version: &'a str,
+    /// Kind of the objects.
+    pub kind: &'a str,
+    /// Plural resource name in URLs.
+    pub plural: &'a str,
+    /// Whether objects live in namespaces.
+    pub namespaced: bool,
+    /// Subresources with paths (`status`, `scale`, `eviction`, …).
+    pub subresources: Vec<&'a str>,
+    /// The kind's definition name (its list's is this plus `List`).
+    pub kind_definition: String,
+    /// The PATCH content types (custom resources: no strategic merge patch).
+    pub patch_types: &'static [&'static str],
+}
+
+impl Resource<'static> {
+    /// A built-in resource.
+    pub fn builtin(def: &'static ResourceDef) -> Self {
+        Resource {
+            group: def.group,
+            version: def.version,
+            kind: def.kind,
+            plural: def.plural,
+            namespaced: def.namespaced,
+            subresources: def.subresources.to_vec(),
+            kind_definition: definition_name(def),
+            patch_types: PATCH_TYPES,
+        }
+    }
 }
 
 /// One operation.
@@ -172,7 +220,15 @@ fn put_path(
 }
 
 /// Adds the collection, object and subresource paths of `def`.
-pub fn add(def: &ResourceDef, paths: &mut Map<String, Value>, flavor: Flavor) {
+pub fn add(def: &'static ResourceDef, paths: &mut Map<String, Value>, flavor: Flavor) {
+    add_resource(&Resource::builtin(def), paths, flavor);
+}
+
+/// The autoscaling/v1 `Scale` the `scale` subresource reads and writes.
+pub const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
+
+/// Adds the collection, object and subresource paths of `def`.
+pub fn add_resource(def: &Resource<'_>, paths: &mut Map<String, Value>, flavor: Flavor) {
     let prefix = if def.group.is_empty() {
         format!("/api/{}", def.version)
     } else {
@@ -183,9 +239,9 @@ pub fn add(def: &ResourceDef, paths: &mut Map<String, Value>, flavor: Flavor) {
     } else {
         (prefix.clone(), &[])
     };
-    let id = id_prefix(def);
+    let id = id_prefix(def.group, def.version);
     let scoped = if def.namespaced { "Namespaced" } else { "" };
-    let kind_def = definition_name(def);
+    let kind_def = def.kind_definition.clone();
     let list_def = format!("{kind_def}List");
     let gvk = (def.group, def.version, def.kind);
     let item_params: Vec<&str> = ["name"].iter().chain(ns_params).copied().collect();
@@ -270,7 +326,7 @@ pub fn add(def: &ResourceDef, paths: &mut Map<String, Value>, flavor: Flavor) {
             "patch",
             "patch",
             format!("patch{id}{scoped}{kind}"),
-            Some((PATCH.to_owned(), PATCH_TYPES)),
+            Some((PATCH.to_owned(), def.patch_types)),
             PATCH_PARAMS,
             &kind_def,
         ),
@@ -290,7 +346,7 @@ pub fn add(def: &ResourceDef, paths: &mut Map<String, Value>, flavor: Flavor) {
         &item_params,
         &object,
     );
-    for sub in def.subresources {
+    for sub in &def.subresources {
         let path = format!("{scope}/{}/{{name}}/{sub}", def.plural);
         let ops = match *sub {
             // Subresources that read and write the whole object
@@ -321,9 +377,36 @@ pub fn add(def: &ResourceDef, paths: &mut Map<String, Value>, flavor: Flavor) {
                         "patch",
                         "patch",
                         format!("patch{id}{scoped}{kind}{suffix}"),
-                        Some((PATCH.to_owned(), PATCH_TYPES)),
+                        Some((PATCH.to_owned(), def.patch_types)),
                         PATCH_PARAMS,
                         &kind_def,
+                    ),
+                ]
+            }
+            "scale" => {
+                let scale =
+                    |verb, id: String, body: Option<(String, &'static [&'static str])>, query| Op {
+                        verb,
+                        action: verb,
+                        id,
+                        gvk: ("autoscaling", "v1", "Scale"),
+                        body,
+                        query,
+                        response: SCALE.to_owned(),
+                    };
+                vec![
+                    scale("get", format!("read{id}{scoped}{kind}Scale"), None, &[]),
+                    scale(
+                        "put",
+                        format!("replace{id}{scoped}{kind}Scale"),
+                        Some((SCALE.to_owned(), &["application/json", "application/yaml"])),
+                        WRITE_PARAMS,
+                    ),
+                    scale(
+                        "patch",
+                        format!("patch{id}{scoped}{kind}Scale"),
+                        Some((PATCH.to_owned(), def.patch_types)),
+                        PATCH_PARAMS,
                     ),
                 ]
             }

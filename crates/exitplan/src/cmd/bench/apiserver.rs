@@ -1,5 +1,7 @@
 //! `exitplan bench apiserver`: the embedded API server's figures — durable
 //! (or, `--in-memory`, in-memory) pod creates/s with 1 and 16 concurrent clients, LIST of 10,000 pods,
+//! custom resource creates/s with a CEL-validated schema against the pods'
+//! ([`super::apiserver_crd`]),
 //! events/s delivered to 100 concurrent watchers (and whether each got every
 //! event in order), RSS idle and with 10,000 pods, and GET latency on a real
 //! TLS listener with 2,000 idle and 100 slow-header connections held
@@ -96,21 +98,46 @@ async fn creates(
     clients: usize,
     total: usize,
 ) -> Result<f64> {
+    let api: Api<Pod> = Api::namespaced(client.clone(), namespace);
+    timed_creates("creates", &api, clients, total, |ns, i| {
+        pod(ns, &format!("pod-{i:05}"))
+    })
+    .await
+}
+
+/// `clients` tasks creating `total` objects (`object(namespace, i)`) through
+/// `api`; prints `<label>, N client(s): …/s` with latencies and returns
+/// creates/s. Pods and custom resources are measured by this one loop.
+pub(super) async fn timed_creates<K>(
+    label: &str,
+    api: &Api<K>,
+    clients: usize,
+    total: usize,
+    object: fn(&str, usize) -> K,
+) -> Result<f64>
+where
+    K: kube::Resource
+        + Clone
+        + std::fmt::Debug
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + Send
+        + Sync
+        + 'static,
+{
     let per_client = total.div_ceil(clients);
+    let namespace = api.namespace().unwrap_or_default().to_owned();
     let start = Instant::now();
     let tasks: Vec<_> = (0..clients)
         .map(|c| {
-            let api: Api<Pod> = Api::namespaced(client.clone(), namespace);
-            let namespace = namespace.to_owned();
+            let api = api.clone();
+            let namespace = namespace.clone();
             tokio::spawn(async move {
                 let mut latencies = Vec::with_capacity(per_client);
                 for i in (c * per_client)..((c + 1) * per_client).min(total) {
                     let t = Instant::now();
-                    api.create(
-                        &PostParams::default(),
-                        &pod(&namespace, &format!("pod-{i:05}")),
-                    )
-                    .await?;
+                    api.create(&PostParams::default(), &object(&namespace, i))
+                        .await?;
                     latencies.push(t.elapsed());
                 }
                 Ok::<_, kube::Error>(latencies)
@@ -125,7 +152,7 @@ async fn creates(
     latencies.sort();
     let rate = total as f64 / elapsed.as_secs_f64();
     println!(
-        "creates, {clients:>2} client(s): {rate:>7.0}/s   ({total} in {elapsed:.2?}; latency p50 {:.2?}, p99 {:.2?})",
+        "{label}, {clients:>2} client(s): {rate:>7.0}/s   ({total} in {elapsed:.2?}; latency p50 {:.2?}, p99 {:.2?})",
         percentile(&latencies, 50),
         percentile(&latencies, 99),
     );
@@ -349,9 +376,10 @@ async fn bench(dir: &std::path::Path, args: &ApiserverArgs) -> Result<()> {
 
     namespace(&client, "bench-one").await?;
     namespace(&client, "bench-watch").await?;
-    creates(&client, "bench-one", 1, 1_000).await?;
+    super::apiserver_crd::install(&client).await?;
+    let one = creates(&client, "bench-one", 1, 1_000).await?;
     let before = server.store().stats();
-    creates(&client, "default", 16, args.pods).await?;
+    let sixteen = creates(&client, "default", 16, args.pods).await?;
     let after = server.store().stats();
     println!(
         "  group commit with 16 clients: {} commits for {} writes (mean batch {:.1})",
@@ -365,6 +393,8 @@ async fn bench(dir: &std::path::Path, args: &ApiserverArgs) -> Result<()> {
         mib(rss_kib())
     );
     lists(&server, &client, "default", args.pods).await?;
+    let pods = super::apiserver_crd::PodRates { one, sixteen };
+    super::apiserver_crd::creates(&client, "bench-one", "default", args.pods, pods).await?;
     fan_out(&client, args.watchers, args.events).await?;
     super::apiserver_memory::table_lists(&server, args.memory.table_pods, args.memory.table_lists)
         .await?;

@@ -3,6 +3,7 @@
 //! assertions in tests). Build with `--release` for meaningful figures.
 
 pub mod apiserver;
+mod apiserver_crd;
 pub mod apiserver_memory;
 mod connections;
 pub mod drain;
