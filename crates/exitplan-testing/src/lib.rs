@@ -57,7 +57,7 @@
 //! [`TestEnv::install_crds`]. `examples/widget-operator` in the repository
 //! is a complete controller tested this way.
 //!
-//! * [`env`] — [`TestEnv`] and [`TestEnvBuilder`].
+//! * [`env`](mod@env) — [`TestEnv`] and [`TestEnvBuilder`].
 //! * [`error`] — [`Error`].
 
 mod crds;

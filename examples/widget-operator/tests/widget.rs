@@ -10,6 +10,8 @@ use exitplan_testing::TestEnv;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::CustomResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::runtime::wait::{Condition, await_condition};
+use serde::de::DeserializeOwned;
 use serde_json::json;
 use tokio::task::JoinHandle;
 use widget_operator::{RESYNC, Widget, WidgetSpec, WidgetStatus};
@@ -36,39 +38,31 @@ fn widget(name: &str, message: &str, replicas: i32) -> Widget {
     )
 }
 
-/// Polls `check` every 100 ms (tokio time) for at most 30 s.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+/// Waits (watching, as kube-rs users wait) until `name` satisfies `cond`,
+/// for at most 30 s of tokio time; returns it.
+async fn wait_for<K>(api: &Api<K>, name: &str, what: &str, cond: impl Condition<K>) -> K
 where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
+    K: kube::Resource + Clone + std::fmt::Debug + DeserializeOwned + Send + 'static,
 {
-    let start = tokio::time::Instant::now();
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for: {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        await_condition(api.clone(), name, cond),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("timed out waiting for: {what}"))
+    .expect("watch")
+    .unwrap_or_else(|| panic!("{name} is gone"))
 }
 
 /// The Widget's status once the controller has seen `generation`.
 async fn reconciled(widgets: &Api<Widget>, name: &str, generation: i64) -> WidgetStatus {
-    eventually(
-        &format!("{name} reconciled at generation {generation}"),
-        || async {
-            widgets
-                .get(name)
-                .await
-                .ok()
-                .and_then(|w| w.status)
-                .filter(|s| s.observed_generation == Some(generation))
-        },
-    )
-    .await
+    let seen = move |w: Option<&Widget>| {
+        w.and_then(|w| w.status.as_ref())
+            .is_some_and(|s| s.observed_generation == Some(generation))
+    };
+    let what = format!("{name} reconciled at generation {generation}");
+    let widget = wait_for(widgets, name, &what, seen).await;
+    widget.status.unwrap_or_default()
 }
 
 fn data(cm: &ConfigMap, key: &str) -> Option<String> {
@@ -219,10 +213,8 @@ async fn a_deleted_config_map_comes_back_at_the_next_resync() {
         maps.get_opt("hello").await.expect("get").is_none(),
         "not back before the resync"
     );
-    eventually("the ConfigMap is back", || async {
-        maps.get_opt("hello").await.ok().flatten()
-    })
-    .await;
+    let back = |cm: Option<&ConfigMap>| cm.is_some();
+    wait_for(&maps, "hello", "the ConfigMap is back", back).await;
     let waited = settled.elapsed();
     assert!(
         waited > RESYNC - Duration::from_secs(5) && waited <= RESYNC + Duration::from_secs(1),
