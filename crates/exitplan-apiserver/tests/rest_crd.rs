@@ -382,6 +382,12 @@ async fn deleting_a_crd_deletes_its_objects() {
     install(&server).await;
     let (code, _) = send(&server, "POST", WIDGETS, JSON, &widget("w", "red")).await;
     assert_eq!(code, 201);
+    let (_, _, metrics) = raw(&server, "GET", "/metrics", &[], "").await;
+    let metrics = metrics.as_str().unwrap_or_default().to_owned();
+    assert!(
+        metrics.contains("apiserver_storage_objects{resource=\"widgets.example.com\"} 1"),
+        "{metrics}"
+    );
     let (code, _, _) = raw(
         &server,
         "DELETE",

@@ -14,7 +14,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-use crate::registry::RESOURCES;
+use crate::registry::ResourceDef;
 use crate::storage::{Prefix, Store};
 
 /// kube-apiserver's request latency buckets (seconds).
@@ -174,14 +174,15 @@ impl ApiMetrics {
     }
 
     /// Every metric in the Prometheus text format: the server's, the
-    /// objects stored now, then each added source's.
-    pub fn encode(&self, store: &Store) -> String {
+    /// objects stored now (of every resource in `served`, custom ones
+    /// included), then each added source's.
+    pub fn encode(&self, store: &Store, served: &[&ResourceDef]) -> String {
         let mut out = String::new();
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode_registry(&mut out, &self.registry);
         let objects = Family::<ResourceLabel, Gauge>::default();
         let mut seen = Vec::new();
-        for def in RESOURCES {
+        for def in served {
             if seen.contains(&def.storage) {
                 continue;
             }

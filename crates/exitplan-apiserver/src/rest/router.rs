@@ -103,7 +103,9 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
             if parts.method != Method::GET {
                 return Err(method_not_allowed());
             }
-            let mut resp = (StatusCode::OK, state.metrics.encode(&state.store)).into_response();
+            let served = state.registry.served();
+            let text = state.metrics.encode(&state.store, &served.defs);
+            let mut resp = (StatusCode::OK, text).into_response();
             resp.headers_mut().insert(
                 header::CONTENT_TYPE,
                 header::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
