@@ -618,3 +618,72 @@ async fn cluster_scoped_resources_and_namespace_deletion() {
         "the namespace's custom resources went with it"
     );
 }
+
+#[tokio::test]
+async fn a_crd_update_changes_what_is_served() {
+    let server = server().await;
+    install(&server).await;
+    let mut w = widget("w", "red");
+    w["spec"]["size"] = json!("L");
+    let (code, out) = send(&server, "POST", WIDGETS, JSON, &w).await;
+    assert_eq!(code, 201);
+    assert!(
+        out["spec"].get("size").is_none(),
+        "not declared yet: pruned"
+    );
+
+    let (_, mut crd) = get(&server, &format!("{CRDS}/widgets.example.com")).await;
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"] =
+        json!({"type": "string", "enum": ["S", "L"]});
+    let (code, out) = send(
+        &server,
+        "PUT",
+        &format!("{CRDS}/widgets.example.com"),
+        JSON,
+        &crd,
+    )
+    .await;
+    assert_eq!(code, 200, "{out}");
+    assert_eq!(out["metadata"]["generation"], 2);
+    let (code, out) = send(
+        &server,
+        "PATCH",
+        &format!("{WIDGETS}/w"),
+        MERGE,
+        &json!({"spec": {"size": "L"}}),
+    )
+    .await;
+    assert_eq!(code, 200, "{out}");
+    assert_eq!(out["spec"]["size"], "L", "declared now: kept");
+    let (code, status) = send(
+        &server,
+        "PATCH",
+        &format!("{WIDGETS}/w"),
+        MERGE,
+        &json!({"spec": {"size": "XL"}}),
+    )
+    .await;
+    assert_eq!(code, 422, "{status}");
+}
+
+#[tokio::test]
+async fn a_protobuf_body_for_a_custom_resource_is_refused() {
+    let server = server().await;
+    install(&server).await;
+    let (code, _, status) = raw(
+        &server,
+        "POST",
+        WIDGETS,
+        &[("content-type", "application/vnd.kubernetes.protobuf")],
+        "k8s\0garbage",
+    )
+    .await;
+    assert_eq!(code, 415, "{status}");
+    assert_eq!(status["reason"], "UnsupportedMediaType");
+    assert_eq!(
+        status["message"],
+        "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml"
+    );
+    let (_, list) = get(&server, WIDGETS).await;
+    assert_eq!(list["items"], json!([]));
+}
