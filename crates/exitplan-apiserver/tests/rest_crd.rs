@@ -15,18 +15,6 @@ const MERGE: &str = "application/merge-patch+json";
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const WIDGETS: &str = "/apis/example.com/v1/namespaces/default/widgets";
 
-async fn send(server: &Server, method: &str, uri: &str, ct: &str, body: &Value) -> (u16, Value) {
-    let (code, _, out) = raw(
-        server,
-        method,
-        uri,
-        &[("content-type", ct)],
-        &body.to_string(),
-    )
-    .await;
-    (code, out)
-}
-
 async fn get(server: &Server, uri: &str) -> (u16, Value) {
     let (code, _, out) = raw(server, "GET", uri, &[], "").await;
     (code, out)

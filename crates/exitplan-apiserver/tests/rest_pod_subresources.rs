@@ -13,18 +13,6 @@ const PODS: &str = "/api/v1/namespaces/default/pods";
 const SMP: &str = "application/strategic-merge-patch+json";
 const JSON: &str = "application/json";
 
-async fn send(server: &Server, method: &str, uri: &str, ct: &str, body: &Value) -> (u16, Value) {
-    let (code, _, out) = raw(
-        server,
-        method,
-        uri,
-        &[("content-type", ct)],
-        &body.to_string(),
-    )
-    .await;
-    (code, out)
-}
-
 async fn get(server: &Server, uri: &str) -> Value {
     let (code, _, out) = raw(server, "GET", uri, &[], "").await;
     assert_eq!(code, 200, "{out}");

@@ -4,23 +4,10 @@
 
 mod support;
 
-use exitplan_apiserver::server::Server;
 use serde_json::{Value, json};
 use support::*;
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
-
-async fn send(server: &Server, method: &str, uri: &str, ct: &str, body: &Value) -> (u16, Value) {
-    let (code, _, out) = raw(
-        server,
-        method,
-        uri,
-        &[("content-type", ct)],
-        &body.to_string(),
-    )
-    .await;
-    (code, out)
-}
 
 /// `(field, reason)` of every cause.
 fn causes(status: &Value) -> Vec<(String, String)> {

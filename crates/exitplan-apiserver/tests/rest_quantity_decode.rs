@@ -5,7 +5,6 @@
 
 mod support;
 
-use exitplan_apiserver::server::Server;
 use serde_json::{Value, json};
 use support::*;
 
@@ -13,18 +12,6 @@ const PODS: &str = "/api/v1/namespaces/default/pods";
 const JOBS: &str = "/apis/batch/v1/namespaces/default/jobs";
 const FORMAT: &str =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-
-async fn send(server: &Server, method: &str, uri: &str, ct: &str, body: &Value) -> (u16, Value) {
-    let (code, _, out) = raw(
-        server,
-        method,
-        uri,
-        &[("content-type", ct)],
-        &body.to_string(),
-    )
-    .await;
-    (code, out)
-}
 
 fn assert_bad_quantity(code: u16, out: &Value, kind: &str, version: &str, detail: &str) {
     assert_eq!(code, 400, "{out}");

@@ -4,24 +4,11 @@
 
 mod support;
 
-use exitplan_apiserver::server::Server;
 use serde_json::{Value, json};
 use support::*;
 
 const MERGE: &str = "application/merge-patch+json";
 const JSON: &str = "application/json";
-
-async fn send(server: &Server, method: &str, uri: &str, ct: &str, body: &Value) -> (u16, Value) {
-    let (code, _, out) = raw(
-        server,
-        method,
-        uri,
-        &[("content-type", ct)],
-        &body.to_string(),
-    )
-    .await;
-    (code, out)
-}
 
 fn template() -> Value {
     json!({

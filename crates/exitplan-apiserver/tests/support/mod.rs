@@ -73,6 +73,25 @@ pub fn api_error(e: kube::Error) -> kube::core::Status {
     }
 }
 
+/// A request with a JSON body of content type `ct`: status and answer.
+pub async fn send(
+    server: &Server,
+    method: &str,
+    uri: &str,
+    ct: &str,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let (code, _, out) = raw(
+        server,
+        method,
+        uri,
+        &[("content-type", ct)],
+        &body.to_string(),
+    )
+    .await;
+    (code, out)
+}
+
 /// A raw request on the router: status, headers and body as JSON (or text).
 pub async fn raw(
     server: &Server,
