@@ -84,14 +84,7 @@ impl Cluster {
     /// kubectl that must succeed, with extra environment variables
     /// (`KUBE_EDITOR` for `kubectl edit`); its stdout.
     pub async fn ok_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> String {
-        let out = self.kubectl_with_env(args, None, env).await;
-        assert!(
-            out.status.success(),
-            "kubectl {args:?} failed: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        succeeded(args, self.kubectl_with_env(args, None, env).await)
     }
 
     /// Runs kubectl with `args`, `stdin` and extra environment variables.
@@ -132,14 +125,7 @@ impl Cluster {
 
     /// kubectl that must succeed; its stdout.
     pub async fn ok(&self, args: &[&str], stdin: Option<&str>) -> String {
-        let out = self.kubectl(args, stdin).await;
-        assert!(
-            out.status.success(),
-            "kubectl {args:?} failed: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        succeeded(args, self.kubectl(args, stdin).await)
     }
 
     /// Writes `text` to `name` in the cluster's directory; its path.
@@ -176,4 +162,15 @@ impl Cluster {
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The stdout of a kubectl run that must have succeeded.
+fn succeeded(args: &[&str], out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "kubectl {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
