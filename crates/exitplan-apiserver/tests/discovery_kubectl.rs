@@ -204,7 +204,9 @@ fn router(patches: Patches) -> Router {
 /// The OpenAPI documents as the server negotiates them (kubectl asks
 /// `/openapi/v2` for protobuf only).
 async fn openapi(method: Method, headers: HeaderMap, uri: Uri) -> Response {
-    rest::openapi::serve(&method, &headers, uri.path()).unwrap_or_else(|e| e.into_response())
+    let served = exitplan_apiserver::registry::Registry::new().served();
+    rest::openapi::serve(&method, &headers, uri.path(), &served)
+        .unwrap_or_else(|e| e.into_response())
 }
 
 struct Kubectl {

@@ -111,7 +111,12 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
             return Ok(resp);
         }
         p if super::openapi::serves(p) => {
-            return super::openapi::serve(&parts.method, &parts.headers, p);
+            return super::openapi::serve(
+                &parts.method,
+                &parts.headers,
+                p,
+                &state.registry.served(),
+            );
         }
         _ => {}
     }
