@@ -98,20 +98,6 @@ async fn kubectl_on_a_crd_and_its_custom_resources() {
         out,
         "widget.example.com/a created\nwidget.example.com/b created\n"
     );
-    // `explain` reads the CRD's schema from /openapi/v3.
-    let out = c.ok(&["explain", "widgets.spec"], None).await;
-    assert!(out.contains("GROUP:      example.com"), "{out}");
-    assert!(out.contains("KIND:       Widget"), "{out}");
-    assert!(out.contains("color\t<string> -required-"), "{out}");
-    assert!(out.contains("replicas\t<integer>"), "{out}");
-    // … and from /openapi/v2 (protobuf), where the CRD's definitions are merged in.
-    let out = c
-        .ok(
-            &["explain", "widgets.spec", "--output=plaintext-openapiv2"],
-            None,
-        )
-        .await;
-    assert!(out.contains("color\t<string> -required-"), "{out}");
     let out = c.ok(&["apply", "-f", "-"], Some(WIDGETS)).await;
     assert_eq!(
         out,
