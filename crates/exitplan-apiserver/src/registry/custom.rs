@@ -116,15 +116,32 @@ impl CustomResource {
     }
 }
 
-/// A custom resource's `metadata` must be an object before anything else
-/// is looked at (the decoder's check).
-fn check_metadata(obj: &Value) -> Result<(), AdmissionError> {
-    match obj.get("metadata") {
-        None | Some(Value::Object(_)) => Ok(()),
-        Some(_) => Err(AdmissionError::Decode(
-            "json: cannot unmarshal into Go struct field ObjectMeta of type metav1.ObjectMeta"
-                .into(),
-        )),
+/// Go's name of a JSON value's type in decoding errors.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+impl CustomResource {
+    /// A custom resource's `metadata` must be an object before anything
+    /// else is looked at (the decoder's check), worded as the decoder's
+    /// errors are (`<Kind> in version "<v>" cannot be handled as a <Kind>`).
+    fn check_metadata(&self, obj: &Value) -> Result<(), AdmissionError> {
+        match obj.get("metadata") {
+            None | Some(Value::Object(_)) => Ok(()),
+            Some(other) => Err(AdmissionError::Decode(format!(
+                "{kind} in version \"{version}\" cannot be handled as a {kind}: json: cannot unmarshal {ty} into Go struct field {kind}.metadata of type v1.ObjectMeta",
+                kind = self.kind.kind,
+                version = self.version,
+                ty = json_type(other),
+            ))),
+        }
     }
 }
 
@@ -135,7 +152,7 @@ impl Admission for CustomResource {
         system: &SystemFields,
         _now: Timestamp,
     ) -> Result<(), AdmissionError> {
-        check_metadata(obj)?;
+        self.check_metadata(obj)?;
         prune_and_default(&self.structural, obj);
         let mut meta = exitplan_api::apiextensions::custom_resource::object_meta(obj)
             .map_err(|e| self.invalid(obj, ErrorList::from(vec![e])))?;
@@ -147,7 +164,7 @@ impl Admission for CustomResource {
     }
 
     fn update(&self, new: &mut Value, old: &Value, _now: Timestamp) -> Result<(), AdmissionError> {
-        check_metadata(new)?;
+        self.check_metadata(new)?;
         prune_and_default(&self.structural, new);
         prepare_for_update(new, old, self.status);
         let errors = validate_update(&self.structural, new, old, &self.resource_kind());
@@ -155,7 +172,7 @@ impl Admission for CustomResource {
     }
 
     fn decode_error(&self, obj: &Value) -> Option<String> {
-        check_metadata(obj).err().map(|e| e.to_string())
+        self.check_metadata(obj).err().map(|e| e.to_string())
     }
 
     fn round_trip(&self, obj: &Value) -> Option<Value> {
@@ -170,7 +187,7 @@ impl Admission for CustomResource {
         old: &Value,
         _now: Timestamp,
     ) -> Result<(), AdmissionError> {
-        check_metadata(new)?;
+        self.check_metadata(new)?;
         prune_and_default(&self.structural, new);
         prepare_for_status_update(new, old);
         let errors = validate_update(&self.structural, new, old, &self.resource_kind());
