@@ -1,8 +1,8 @@
 //! The real `kubectl` (v1.32, on PATH) creating objects through its typed
 //! clients, which send protobuf bodies and ask for protobuf answers
 //! (`kubectl create namespace|configmap|secret|service|serviceaccount|
-//! priorityclass|cronjob|job|pdb|deployment`); the objects are then read
-//! back as JSON.
+//! priorityclass|cronjob|job|pdb|deployment|token`); the objects are then
+//! read back as JSON.
 
 mod support;
 
@@ -149,5 +149,52 @@ async fn kubectl_create_through_protobuf() {
     assert!(out.status.success(), "{log}");
     let pb = "Content-Type: application/vnd.kubernetes.protobuf";
     assert_eq!(log.matches(pb).count(), 2, "request and response: {log}");
+
+    // `kubectl create token`: a TokenRequest through serviceaccounts/token
+    // (protobuf both ways), printed as the bare token.
+    let token = c
+        .ok(&["create", "token", "robot", "--duration=20m"], None)
+        .await;
+    let claims = token
+        .trim()
+        .split('.')
+        .nth(1)
+        .map(|b64| {
+            let padded = format!("{b64}{}", "=".repeat((4 - b64.len() % 4) % 4));
+            padded.replace('-', "+").replace('_', "/")
+        })
+        .unwrap_or_default();
+    let decoded = std::process::Command::new("base64")
+        .arg("-d")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            if let Some(mut stdin) = child.stdin.take() {
+                stdin.write_all(claims.as_bytes())?;
+            }
+            child.wait_with_output()
+        })
+        .expect("base64 -d");
+    let claims: serde_json::Value =
+        serde_json::from_slice(&decoded.stdout).expect("JWT claims are JSON");
+    assert_eq!(claims["sub"], "system:serviceaccount:default:robot");
+    assert_eq!(
+        claims["exp"].as_i64().unwrap_or_default() - claims["iat"].as_i64().unwrap_or_default(),
+        1200
+    );
+    let err = c
+        .fails(&["create", "token", "robot", "--duration=5m"])
+        .await;
+    assert_eq!(
+        err,
+        "error: failed to create token: TokenRequest.authentication.k8s.io \"robot\" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes\n"
+    );
+    let err = c.fails(&["create", "token", "nobody"]).await;
+    assert_eq!(
+        err,
+        "error: failed to create token: serviceaccounts \"nobody\" not found\n"
+    );
     c.stop().await;
 }

@@ -73,6 +73,13 @@ fn subresources(def: &'static ResourceDef) -> impl Iterator<Item = Sub> {
         "status" => Some(("status", "", "", def.kind, &["get", "patch", "update"][..])),
         "eviction" => Some(("eviction", "policy", "v1", "Eviction", &["create"][..])),
         "binding" => Some(("binding", "", "", "Binding", &["create"][..])),
+        "token" => Some((
+            "token",
+            "authentication.k8s.io",
+            "v1",
+            "TokenRequest",
+            &["create"][..],
+        )),
         "scale" => Some((
             "scale",
             "autoscaling",
@@ -404,6 +411,7 @@ mod tests {
                 "resourcequotas/status",
                 "secrets",
                 "serviceaccounts",
+                "serviceaccounts/token",
                 "services",
                 "services/status"
             ]

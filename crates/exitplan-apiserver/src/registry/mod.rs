@@ -474,6 +474,7 @@ pub static RESOURCES: &[ResourceDef] = &[
     },
     ResourceDef {
         short_names: &["sa"],
+        subresources: &["token"],
         ..plain(
             "",
             "v1",

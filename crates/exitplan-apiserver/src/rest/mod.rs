@@ -7,7 +7,7 @@
 //! * Verbs: [`get`], [`list`], [`watch`], [`create`], [`update`],
 //!   [`patch`], [`delete`] (with deletecollection).
 //! * Subresources: `status` (through get/update/patch), [`binding`],
-//!   [`eviction`], [`scale`].
+//!   [`eviction`], [`scale`], [`token`].
 //! * [`crd`] — the CRD controllers, run after every CRD write.
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`],
 //!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
@@ -39,6 +39,7 @@ pub mod router;
 pub mod scale;
 pub mod service_alloc;
 pub mod state;
+pub mod token;
 pub mod update;
 pub mod watch;
 

@@ -28,6 +28,7 @@ fn into_kind(def: &ResourceDef, subresource: Option<&str>, delete: bool) -> Type
         _ if delete => ("meta.k8s.io/v1".to_owned(), "DeleteOptions"),
         Some("eviction") => ("policy/v1".to_owned(), "Eviction"),
         Some("binding") => ("v1".to_owned(), "Binding"),
+        Some("token") => ("authentication.k8s.io/v1".to_owned(), "TokenRequest"),
         Some("scale") => ("autoscaling/v1".to_owned(), "Scale"),
         _ => (def.api_version(), def.kind),
     };

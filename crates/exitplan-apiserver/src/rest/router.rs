@@ -16,7 +16,7 @@ use super::request::{ApiPath, ResourcePath, resolve};
 use super::respond;
 use super::state::{Call, State};
 use super::{
-    auth, binding, create, delete, eviction, get, list, metrics, patch, scale, update, watch,
+    auth, binding, create, delete, eviction, get, list, metrics, patch, scale, token, update, watch,
 };
 use crate::discovery;
 
@@ -240,6 +240,10 @@ async fn dispatch_verb(
         },
         (Some("eviction"), _) => match method {
             Method::POST => eviction::evict(call).await,
+            _ => Err(method_not_allowed()),
+        },
+        (Some("token"), _) => match method {
+            Method::POST => token::create(call).await,
             _ => Err(method_not_allowed()),
         },
         (Some("binding"), _) => match method {
