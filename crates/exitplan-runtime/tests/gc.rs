@@ -1097,3 +1097,22 @@ async fn a_crd_deleted_while_watched_leaves_the_collector_working() {
         .expect("delete w3");
     config_map_gone(&cluster, "w3-config").await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_dependent_of_a_kind_not_yet_served_is_collected_once_it_is() {
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    // Owned by a Widget that does not exist, before widgets are served:
+    // an unknown kind, never collected.
+    let missing = json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "name": "gone", "uid": "00000000-0000-0000-0000-000000000001",
+    });
+    let cm = config_map(&cluster, "early", vec![missing]).await;
+    tokio::time::sleep(Duration::from_secs(40)).await;
+    let cms = cluster.api::<k8s_openapi::api::core::v1::ConfigMap>();
+    let now = cms.get("early").await.expect("configmap");
+    assert_eq!(now.resource_version(), cm.resource_version(), "untouched");
+    // Widgets served: its owner is known to be absent.
+    install_widgets(&cluster).await;
+    config_map_gone(&cluster, "early").await;
+}

@@ -10,14 +10,30 @@
 //!   dependents first, one with `foregroundDeletion` deletes them first
 //!   ([`owner_plan`]); then the finalizer goes.
 //!
-//! The kinds are one table ([`kinds`]), every kind the API server serves,
-//! each both a possible owner and a possible dependent, namespaced or
-//! cluster-scoped: the kinds with a shared informer are read from its cache;
-//! namespaces, leases and events (numerous) have no full cache but a light
-//! watch of their own ([`Light`]) that keeps only the metadata of the objects
-//! the collector may act on — those with owner references and those being
+//! The kinds are one table, every kind the API server serves, each both a
+//! possible owner and a possible dependent, namespaced or cluster-scoped.
+//! A fixed part ([`kinds`]): the kinds with a shared informer are read from
+//! its cache; namespaces, leases and events (numerous; the core and
+//! `events.k8s.io` Events share one storage, hence one entry) have a light
+//! watch of their own ([`Light`]). Every other served kind — the built-in
+//! kinds without an informer (ConfigMaps, Deployments, …) and the custom
+//! resources of established CRDs — is found by discovery, as upstream's
+//! `GetDeletableResources` finds it (the resources with `delete`, `list` and
+//! `watch`, preferred version, no subresources), at start, every 30 s and
+//! whenever a CRD changes or goes, and gets a light watch on
+//! [`DynamicObject`] ([`discovery`]); a kind no longer served stops being
+//! watched. A light watch keeps only the metadata of the objects the
+//! collector may act on — those with owner references and those being
 //! deleted with one of its finalizers — so the memory they cost is that of
-//! these few objects, not of every event.
+//! these few objects, not of every ConfigMap, Secret or event.
+//!
+//! The workers start once the fixed kinds have listed, and the kinds of the
+//! first discovery too, but these for at most 30 s: a kind that fails to
+//! list (a broken CRD) is logged and retried by its watch, it does not
+//! stall the collector. A kind discovered later is not waited for: an owner
+//! its cache does not have yet is confirmed gone with a live GET before any
+//! dependent is touched, and the dependents already naming the new kind are
+//! looked at again once it is watched.
 //!
 //! Namespaces: the API server itself deletes a namespace's content (there is
 //! no namespace controller; `spec.finalizers: [kubernetes]` is not waited
@@ -822,22 +838,24 @@ impl Collector {
     /// later are not waited for (a dependent's owner reported gone by a
     /// cache is confirmed with a live GET anyway).
     async fn synced(&self) {
-        let mut discovered = self.discovered.subscribe();
-        let _ = discovered.wait_for(|done| *done).await;
         let table = self.table();
-        for (i, kind) in table.iter().enumerate() {
-            let Some(kind) = kind else { continue };
-            if i < self.fixed {
-                kind.synced().await;
-            } else if tokio::time::timeout(DISCOVERY_PERIOD, kind.synced())
-                .await
-                .is_err()
-            {
-                tracing::warn!(
-                    slot = i,
-                    "garbage collector: a discovered kind did not list in time; going on without it"
-                );
-            }
+        for kind in table.iter().take(self.fixed).flatten() {
+            kind.synced().await;
+        }
+        let discovered = async {
+            let mut discovered = self.discovered.subscribe();
+            let _ = discovered.wait_for(|done| *done).await;
+            let table = self.table();
+            let kinds = table.iter().skip(self.fixed).flatten().map(|k| k.synced());
+            futures_util::future::join_all(kinds).await;
+        };
+        if tokio::time::timeout(DISCOVERY_PERIOD, discovered)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "garbage collector: discovered kinds did not all list in time; going on without them"
+            );
         }
     }
 
