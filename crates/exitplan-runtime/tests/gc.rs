@@ -1,7 +1,9 @@
 //! The garbage collector through kube-rs in virtual time: Evictions owned by
 //! EvictionRequests (references to deleted owners are stripped, the last one
 //! gone deletes the Eviction, orphan propagation keeps it) and Pods owned by
-//! Jobs (foreground propagation).
+//! Jobs (foreground propagation); the kinds found by discovery: ConfigMaps
+//! owned by Deployments and by custom resources of CRDs installed while the
+//! collector runs.
 
 mod support;
 
@@ -1115,4 +1117,47 @@ async fn a_dependent_of_a_kind_not_yet_served_is_collected_once_it_is() {
     // Widgets served: its owner is known to be absent.
     install_widgets(&cluster).await;
     config_map_gone(&cluster, "early").await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_kind_that_fails_to_list_does_not_stall_the_collector() {
+    use axum::http::{Request, Response};
+    use k8s_openapi::api::apps::v1::Deployment;
+    use tower::ServiceExt;
+    // Every list and watch of widgets fails (discovery still lists them).
+    let mut cluster = Cluster::start_wrapped(&[Component::GarbageCollector], &[], |router| {
+        let svc = tower::service_fn(move |req: Request<kube::client::Body>| {
+            let router = router.clone();
+            async move {
+                if req.uri().path().contains("/widgets") {
+                    let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                        "status": "Failure", "message": "injected fault",
+                        "reason": "InternalError", "code": 500});
+                    return Ok::<_, std::convert::Infallible>(
+                        Response::builder()
+                            .status(500)
+                            .header("content-type", "application/json")
+                            .body(axum::body::Body::from(body.to_string()))
+                            .expect("response"),
+                    );
+                }
+                Ok(router.oneshot(req).await.unwrap_or_else(|e| match e {}))
+            }
+        });
+        kube::Client::new(svc, "default")
+    })
+    .await;
+    install_widgets(&cluster).await;
+    // A collector whose first discovery finds widgets, which never list.
+    cluster.restart_components().await;
+    let d = deployment(&cluster, "web").await;
+    let _ = config_map(&cluster, "web-config", vec![owner_ref(&d)]).await;
+    cluster
+        .api::<Deployment>()
+        .delete("web", &background())
+        .await
+        .expect("delete deployment");
+    // Within the first discovery's sync timeout (30 s), and a margin.
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    config_map_gone(&cluster, "web-config").await;
 }
