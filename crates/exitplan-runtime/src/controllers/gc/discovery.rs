@@ -9,7 +9,7 @@
 //! being watched.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -25,6 +25,15 @@ use super::{Collector, GcKind, Light, Remote};
 
 /// How often the served kinds are discovered again.
 pub(super) const DISCOVERY_PERIOD: Duration = Duration::from_secs(30);
+
+/// How soon discovery is retried when an established CRD's resource is not
+/// served yet (the server registers it just after writing the CRD's
+/// status), and how many times before waiting for the period.
+const RETRY: Duration = Duration::from_secs(1);
+const RETRIES: u32 = 5;
+
+/// The `(group, plural)` of the established CRDs not being deleted.
+type Established = Arc<Mutex<BTreeSet<(String, String)>>>;
 
 /// One discovered resource, as watched: a change of any part (a new
 /// preferred version, another scope) is a new watch.
@@ -48,6 +57,8 @@ pub(super) struct Discovered {
     tasks: JoinSet<()>,
     /// Notified when a CustomResourceDefinition changed.
     changed: Arc<Notify>,
+    /// What the CRDs say should be served.
+    established: Established,
 }
 
 impl Discovered {
@@ -59,23 +70,48 @@ impl Discovered {
             running: HashMap::new(),
             tasks: JoinSet::new(),
             changed: Arc::new(Notify::new()),
+            established: Established::default(),
         }
     }
 
     /// Discovers now, then every `period` and on every CRD change.
     pub(super) async fn run(mut self, period: Duration) {
-        self.tasks
-            .spawn(crd_changes(self.client.clone(), self.changed.clone()));
+        self.tasks.spawn(crd_changes(
+            self.client.clone(),
+            self.changed.clone(),
+            self.established.clone(),
+        ));
+        let mut retries = 0;
         loop {
             self.refresh().await;
             self.collector.discovered.send_replace(true);
             while self.tasks.try_join_next().is_some() {}
+            let wait = if self.missing() && retries < RETRIES {
+                retries += 1;
+                RETRY
+            } else {
+                retries = 0;
+                period
+            };
             let changed = self.changed.clone();
             tokio::select! {
-                () = tokio::time::sleep(period) => {}
+                () = tokio::time::sleep(wait) => {}
                 () = changed.notified() => {}
             }
         }
+    }
+
+    /// Whether an established CRD's resource is not watched yet.
+    fn missing(&self) -> bool {
+        let Ok(established) = self.established.lock() else {
+            return false;
+        };
+        established.iter().any(|(group, plural)| {
+            !self
+                .running
+                .keys()
+                .any(|s| &s.group == group && &s.plural == plural)
+        })
     }
 
     /// Starts watching the newly served kinds, stops watching the gone ones
@@ -162,22 +198,66 @@ impl Discovered {
     }
 }
 
+/// The `(group, plural)` `crd` makes served, if it is established and not
+/// being deleted.
+fn serves(crd: &CustomResourceDefinition) -> Option<(String, String)> {
+    let established = crd
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c.type_ == "Established" && c.status == "True")
+        });
+    (established && crd.metadata.deletion_timestamp.is_none())
+        .then(|| (crd.spec.group.clone(), crd.spec.names.plural.clone()))
+}
+
 /// Notifies `changed` whenever a CustomResourceDefinition is added, changes
-/// (it becomes established) or goes.
-async fn crd_changes(client: kube::Client, changed: Arc<Notify>) {
+/// (it becomes established) or goes, keeping `established` up to date.
+async fn crd_changes(client: kube::Client, changed: Arc<Notify>, established: Established) {
     let api: Api<CustomResourceDefinition> = Api::all(client);
     let mut stream = watcher::watcher(api, watcher::Config::default())
         .default_backoff()
         .boxed();
+    let mut listing = BTreeSet::new();
+    let mut by_name: HashMap<String, (String, String)> = HashMap::new();
     while let Some(event) = stream.next().await {
         match event {
-            Ok(WatchEvent::Apply(_) | WatchEvent::Delete(_) | WatchEvent::InitDone) => {
+            Ok(WatchEvent::Apply(crd)) => {
+                let name = crd.metadata.name.clone().unwrap_or_default();
+                match serves(&crd) {
+                    Some(gr) => by_name.insert(name, gr),
+                    None => by_name.remove(&name),
+                };
+                set(&established, by_name.values().cloned().collect());
                 changed.notify_one();
             }
-            Ok(WatchEvent::Init | WatchEvent::InitApply(_)) => {}
+            Ok(WatchEvent::Delete(crd)) => {
+                by_name.remove(&crd.metadata.name.clone().unwrap_or_default());
+                set(&established, by_name.values().cloned().collect());
+                changed.notify_one();
+            }
+            Ok(WatchEvent::Init) => listing.clear(),
+            Ok(WatchEvent::InitApply(crd)) => {
+                if let Some(gr) = serves(&crd) {
+                    listing.insert((crd.metadata.name.clone().unwrap_or_default(), gr));
+                }
+            }
+            Ok(WatchEvent::InitDone) => {
+                by_name = std::mem::take(&mut listing).into_iter().collect();
+                set(&established, by_name.values().cloned().collect());
+                changed.notify_one();
+            }
             Err(e) => {
                 tracing::debug!(error = %e, "garbage collector: CRD watch failed; retrying");
             }
         }
+    }
+}
+
+fn set(established: &Established, now: BTreeSet<(String, String)>) {
+    if let Ok(mut e) = established.lock() {
+        *e = now;
     }
 }
