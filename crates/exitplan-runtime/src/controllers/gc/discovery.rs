@@ -6,7 +6,11 @@
 //! collector may act on is kept). Discovery runs at start, every
 //! [`DISCOVERY_PERIOD`] (upstream resyncs its monitors every 30 s) and when
 //! a CustomResourceDefinition changes or goes; kinds no longer served stop
-//! being watched.
+//! being watched. The server starts serving a CRD's resource just after
+//! writing its `Established` status, so while an established CRD's resource
+//! is missing from discovery, discovery is retried after [`RETRY`] (a few
+//! times, then at the period: a CRD the server refuses to serve must not
+//! cost a discovery a second).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
