@@ -1,7 +1,9 @@
 //! The garbage collector through kube-rs in virtual time: Evictions owned by
 //! EvictionRequests (references to deleted owners are stripped, the last one
 //! gone deletes the Eviction, orphan propagation keeps it) and Pods owned by
-//! Jobs (foreground propagation).
+//! Jobs (foreground propagation); the kinds found by discovery: ConfigMaps
+//! owned by Deployments and by custom resources of CRDs installed while the
+//! collector runs.
 
 mod support;
 
@@ -841,4 +843,321 @@ async fn a_restarted_collector_releases_light_dependents_before_finishing_an_orp
         "released: {:?}",
         held.owner_references()
     );
+}
+
+// ---------------------------------------------------------------------------
+// Discovered kinds: built-in kinds without an informer (Deployments,
+// ConfigMaps) and the custom resources of CRDs installed while running.
+// ---------------------------------------------------------------------------
+
+async fn deployment(cluster: &Cluster, name: &str) -> k8s_openapi::api::apps::v1::Deployment {
+    cluster
+        .create(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {
+                "selector": {"matchLabels": {"app": name}},
+                "template": {
+                    "metadata": {"labels": {"app": name}},
+                    "spec": {"containers": [{"name": "c", "image": "i"}]}
+                }
+            }
+        }))
+        .await
+}
+
+async fn config_map(
+    cluster: &Cluster,
+    name: &str,
+    owners: Vec<serde_json::Value>,
+) -> k8s_openapi::api::core::v1::ConfigMap {
+    cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "default", "ownerReferences": owners},
+            "data": {"k": "v"}
+        }))
+        .await
+}
+
+/// Waits until the ConfigMap `name` is gone.
+async fn config_map_gone(cluster: &Cluster, name: &str) {
+    let cms = cluster.api::<k8s_openapi::api::core::v1::ConfigMap>();
+    until_gone(&format!("configmap {name}"), || async {
+        cms.get_opt(name).await.expect("get")
+    })
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_config_map_owned_by_a_deployment_goes_with_it() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let d = deployment(&cluster, "web").await;
+    let cm = config_map(&cluster, "web-config", vec![owner_ref(&d)]).await;
+    // Its owner live: untouched.
+    tokio::time::sleep(Duration::from_secs(40)).await;
+    let cms = cluster.api::<k8s_openapi::api::core::v1::ConfigMap>();
+    let now = cms.get("web-config").await.expect("configmap");
+    assert_eq!(now.resource_version(), cm.resource_version(), "untouched");
+
+    cluster
+        .api::<Deployment>()
+        .delete("web", &background())
+        .await
+        .expect("delete deployment");
+    config_map_gone(&cluster, "web-config").await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deployment_deleted_in_the_foreground_goes_after_its_config_map() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    let d = deployment(&cluster, "web").await;
+    let _ = config_map(&cluster, "web-config", vec![owner_ref(&d)]).await;
+    let deployments = cluster.api::<Deployment>();
+    let marked = deployments
+        .delete("web", &with_policy(PropagationPolicy::Foreground))
+        .await
+        .expect("delete")
+        .left()
+        .expect("marked, not removed");
+    assert_eq!(marked.finalizers(), ["foregroundDeletion"]);
+    until_gone("deployment", || async {
+        deployments.get_opt("web").await.expect("get")
+    })
+    .await;
+    let cms = cluster.api::<k8s_openapi::api::core::v1::ConfigMap>();
+    assert!(
+        cms.get_opt("web-config").await.expect("get").is_none(),
+        "the blocking dependent went first"
+    );
+}
+
+/// The `widgets.example.com` resource (namespaced, `v1`).
+fn widgets() -> kube::api::ApiResource {
+    kube::api::ApiResource {
+        group: "example.com".into(),
+        version: "v1".into(),
+        api_version: "example.com/v1".into(),
+        kind: "Widget".into(),
+        plural: "widgets".into(),
+    }
+}
+
+/// Installs the Widget CRD (served at once).
+async fn install_widgets(cluster: &Cluster) {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let _: CustomResourceDefinition = cluster
+        .create_cluster(json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {
+                "group": "example.com",
+                "scope": "Namespaced",
+                "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                "versions": [{
+                    "name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
+                    }}
+                }]
+            }
+        }))
+        .await;
+}
+
+fn widget_api(cluster: &Cluster) -> kube::Api<kube::api::DynamicObject> {
+    kube::Api::namespaced_with(cluster.client.clone(), "default", &widgets())
+}
+
+/// Creates the Widget `name` in `default`, with its owner reference.
+async fn widget(cluster: &Cluster, name: &str) -> (kube::api::DynamicObject, serde_json::Value) {
+    let obj: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"size": 1}
+    }))
+    .expect("widget");
+    let created = widget_api(cluster)
+        .create(&kube::api::PostParams::default(), &obj)
+        .await
+        .expect("create widget");
+    let reference = json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "name": name, "uid": created.uid().expect("uid"), "blockOwnerDeletion": true,
+    });
+    (created, reference)
+}
+
+#[tokio::test(start_paused = true)]
+async fn custom_resources_of_a_crd_installed_while_running_own_their_dependents() {
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    // The controllers run (and discovered the served kinds) before the CRD.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    install_widgets(&cluster).await;
+    let widgets = widget_api(&cluster);
+
+    // Background: the dependent goes with its owner.
+    let (_, w1) = widget(&cluster, "w1").await;
+    let _ = config_map(&cluster, "w1-config", vec![w1]).await;
+    widgets
+        .delete("w1", &background())
+        .await
+        .expect("delete w1");
+    config_map_gone(&cluster, "w1-config").await;
+
+    // Orphan: the dependent stays, without the reference; the owner goes.
+    let (_, w2) = widget(&cluster, "w2").await;
+    let _ = config_map(&cluster, "w2-config", vec![w2]).await;
+    let marked = widgets
+        .delete("w2", &with_policy(PropagationPolicy::Orphan))
+        .await
+        .expect("delete w2")
+        .left()
+        .expect("marked, not removed");
+    assert_eq!(marked.finalizers(), ["orphan"]);
+    until_gone("widget w2", || async {
+        widgets.get_opt("w2").await.expect("get")
+    })
+    .await;
+    let cm = cluster
+        .api::<k8s_openapi::api::core::v1::ConfigMap>()
+        .get("w2-config")
+        .await
+        .expect("the orphan stays");
+    assert!(cm.owner_references().is_empty(), "released: {cm:?}");
+
+    // Foreground: the dependent first, then the owner.
+    let (_, w3) = widget(&cluster, "w3").await;
+    let _ = config_map(&cluster, "w3-config", vec![w3]).await;
+    widgets
+        .delete("w3", &with_policy(PropagationPolicy::Foreground))
+        .await
+        .expect("delete w3");
+    until_gone("widget w3", || async {
+        widgets.get_opt("w3").await.expect("get")
+    })
+    .await;
+    assert!(
+        cluster
+            .api::<k8s_openapi::api::core::v1::ConfigMap>()
+            .get_opt("w3-config")
+            .await
+            .expect("get")
+            .is_none(),
+        "the blocking dependent went first"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_crd_deleted_while_watched_leaves_the_collector_working() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    install_widgets(&cluster).await;
+    let (_, w) = widget(&cluster, "w").await;
+    let _ = config_map(&cluster, "w-config", vec![w]).await;
+    // Watched: the collector acts on widgets.
+    let widgets = widget_api(&cluster);
+    widgets.delete("w", &background()).await.expect("delete w");
+    config_map_gone(&cluster, "w-config").await;
+    let _ = widget(&cluster, "w2").await;
+
+    let crds = cluster.cluster_api::<CustomResourceDefinition>();
+    crds.delete("widgets.example.com", &background())
+        .await
+        .expect("delete crd");
+    until_gone("crd", || async {
+        crds.get_opt("widgets.example.com").await.expect("get")
+    })
+    .await;
+    assert!(
+        !matches!(widgets.get_opt("w2").await, Ok(Some(_))),
+        "its custom resources went with it"
+    );
+    // Past a rediscovery and a few watch retries.
+    tokio::time::sleep(Duration::from_secs(90)).await;
+
+    let d = deployment(&cluster, "web").await;
+    let _ = config_map(&cluster, "web-config", vec![owner_ref(&d)]).await;
+    cluster
+        .api::<Deployment>()
+        .delete("web", &background())
+        .await
+        .expect("delete deployment");
+    config_map_gone(&cluster, "web-config").await;
+
+    // Installed again: served and collected again.
+    install_widgets(&cluster).await;
+    let (_, w3) = widget(&cluster, "w3").await;
+    let _ = config_map(&cluster, "w3-config", vec![w3]).await;
+    widgets
+        .delete("w3", &background())
+        .await
+        .expect("delete w3");
+    config_map_gone(&cluster, "w3-config").await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_dependent_of_a_kind_not_yet_served_is_collected_once_it_is() {
+    let cluster = Cluster::start(&[Component::GarbageCollector], &[]).await;
+    // Owned by a Widget that does not exist, before widgets are served:
+    // an unknown kind, never collected.
+    let missing = json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "name": "gone", "uid": "00000000-0000-0000-0000-000000000001",
+    });
+    let cm = config_map(&cluster, "early", vec![missing]).await;
+    tokio::time::sleep(Duration::from_secs(40)).await;
+    let cms = cluster.api::<k8s_openapi::api::core::v1::ConfigMap>();
+    let now = cms.get("early").await.expect("configmap");
+    assert_eq!(now.resource_version(), cm.resource_version(), "untouched");
+    // Widgets served: its owner is known to be absent.
+    install_widgets(&cluster).await;
+    config_map_gone(&cluster, "early").await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_kind_that_fails_to_list_does_not_stall_the_collector() {
+    use axum::http::{Request, Response};
+    use k8s_openapi::api::apps::v1::Deployment;
+    use tower::ServiceExt;
+    // Every list and watch of widgets fails (discovery still lists them).
+    let mut cluster = Cluster::start_wrapped(&[Component::GarbageCollector], &[], |router| {
+        let svc = tower::service_fn(move |req: Request<kube::client::Body>| {
+            let router = router.clone();
+            async move {
+                if req.uri().path().contains("/widgets") {
+                    let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                        "status": "Failure", "message": "injected fault",
+                        "reason": "InternalError", "code": 500});
+                    return Ok::<_, std::convert::Infallible>(
+                        Response::builder()
+                            .status(500)
+                            .header("content-type", "application/json")
+                            .body(axum::body::Body::from(body.to_string()))
+                            .expect("response"),
+                    );
+                }
+                Ok(router.oneshot(req).await.unwrap_or_else(|e| match e {}))
+            }
+        });
+        kube::Client::new(svc, "default")
+    })
+    .await;
+    install_widgets(&cluster).await;
+    // A collector whose first discovery finds widgets, which never list.
+    cluster.restart_components().await;
+    let d = deployment(&cluster, "web").await;
+    let _ = config_map(&cluster, "web-config", vec![owner_ref(&d)]).await;
+    cluster
+        .api::<Deployment>()
+        .delete("web", &background())
+        .await
+        .expect("delete deployment");
+    // Within the first discovery's sync timeout (30 s), and a margin.
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    config_map_gone(&cluster, "web-config").await;
 }

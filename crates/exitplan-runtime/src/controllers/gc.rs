@@ -10,20 +10,38 @@
 //!   dependents first, one with `foregroundDeletion` deletes them first
 //!   ([`owner_plan`]); then the finalizer goes.
 //!
-//! The kinds are one table ([`kinds`]), every kind the API server serves,
-//! each both a possible owner and a possible dependent, namespaced or
-//! cluster-scoped: the kinds with a shared informer are read from its cache;
-//! namespaces, leases and events (numerous) have no full cache but a light
-//! watch of their own ([`Light`]) that keeps only the metadata of the objects
-//! the collector may act on — those with owner references and those being
+//! The kinds are one table, every kind the API server serves, each both a
+//! possible owner and a possible dependent, namespaced or cluster-scoped.
+//! A fixed part ([`kinds`]): the kinds with a shared informer are read from
+//! its cache; namespaces, leases and events (numerous; the core and
+//! `events.k8s.io` Events share one storage, hence one entry) have a light
+//! watch of their own ([`Light`]). Every other served kind — the built-in
+//! kinds without an informer (ConfigMaps, Deployments, …) and the custom
+//! resources of established CRDs — is found by discovery, as upstream's
+//! `GetDeletableResources` finds it (the resources with `delete`, `list` and
+//! `watch`, preferred version, no subresources), at start, every 30 s and
+//! whenever a CRD changes or goes, and gets a light watch on
+//! [`DynamicObject`] ([`discovery`]); a kind no longer served stops being
+//! watched. A light watch keeps only the metadata of the objects the
+//! collector may act on — those with owner references and those being
 //! deleted with one of its finalizers — so the memory they cost is that of
-//! these few objects, not of every event.
+//! these few objects, not of every ConfigMap, Secret or event.
+//!
+//! The workers start once the fixed kinds have listed, and the kinds of the
+//! first discovery too, but these for at most 30 s: a kind that fails to
+//! list (a broken CRD) is logged and retried by its watch, it does not
+//! stall the collector. A kind discovered later is not waited for: an owner
+//! its cache does not have yet is confirmed gone with a live GET before any
+//! dependent is touched, and the dependents already naming the new kind are
+//! looked at again once it is watched.
 //!
 //! Namespaces: the API server itself deletes a namespace's content (there is
 //! no namespace controller; `spec.finalizers: [kubernetes]` is not waited
 //! for); once it is empty the namespace is deleted with the request's
 //! propagation policy, and the collector removes `foregroundDeletion` /
 //! `orphan` from its `metadata.finalizers` like any owner's.
+
+mod discovery;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
@@ -35,7 +53,10 @@ use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, Namespace};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions, PropagationPolicy};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, Preconditions,
+    PropagationPolicy,
+};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event as WatchEvent};
 use kube::{Resource, ResourceExt};
@@ -49,6 +70,7 @@ use exitplan_control::gc::{
 use crate::context::{Context, Task};
 use crate::informer::{Change, Informer, ObjectKey};
 use crate::queue::Queue;
+use discovery::{DISCOVERY_PERIOD, Discovered};
 
 /// Index of dependents by the UIDs of their owners.
 const OWNER_UID_INDEX: &str = "gc/owner-uid";
@@ -73,6 +95,9 @@ trait GcKind: Send + Sync {
     fn cached(&self, key: &ObjectKey) -> Option<ObjectMeta>;
     /// Keys of cached objects referencing owner `uid`.
     fn referencing(&self, uid: &str) -> Vec<ObjectKey>;
+    /// Keys of cached objects with an owner reference naming `group`
+    /// (`""` for core) and `kind`.
+    fn naming(&self, group: &str, kind: &str) -> Vec<ObjectKey>;
     /// Adds the owner-UID index (to a shared informer).
     fn index_owners(&self);
     /// Calls `f(old, new)` on every change (`None` for absent sides).
@@ -130,42 +155,34 @@ trait RemoteApi: Send + Sync {
     ) -> BoxFuture<'static, Result<(), kube::Error>>;
 }
 
-/// What the collector needs of a resource type.
-trait Kind:
-    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
-{
-}
-impl<K> Kind for K where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
-{
-}
+/// What the collector needs of an object type (typed or dynamic).
+trait Obj: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static {}
+impl<K> Obj for K where K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static {}
+
+/// What the collector needs of a typed resource.
+trait Kind: Obj + Resource<DynamicType = ()> {}
+impl<K> Kind for K where K: Obj + Resource<DynamicType = ()> {}
+
+/// The API of one object of a kind, by namespace (`None` when
+/// cluster-scoped).
+type ApiOf<K> = Arc<dyn Fn(Option<&str>) -> Api<K> + Send + Sync>;
 
 /// The API of a kind, namespaced or cluster-scoped.
 struct Remote<K> {
-    client: kube::Client,
     namespaced: bool,
-    api: fn(kube::Client, Option<&str>) -> Api<K>,
+    /// Every namespace (for the watch).
+    all: Api<K>,
+    api: ApiOf<K>,
 }
 
-impl<K> Clone for Remote<K> {
+impl<K: Clone> Clone for Remote<K> {
     fn clone(&self) -> Self {
         Remote {
-            client: self.client.clone(),
             namespaced: self.namespaced,
-            api: self.api,
+            all: self.all.clone(),
+            api: self.api.clone(),
         }
     }
-}
-
-fn namespaced_api<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
-where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>,
-{
-    Api::namespaced(client, namespace.unwrap_or_default())
-}
-
-fn cluster_api<K: Resource<DynamicType = ()>>(client: kube::Client, _: Option<&str>) -> Api<K> {
-    Api::all(client)
 }
 
 impl<K: Kind> Remote<K> {
@@ -173,27 +190,46 @@ impl<K: Kind> Remote<K> {
     where
         K: Resource<Scope = NamespaceResourceScope>,
     {
+        let c = client.clone();
         Remote {
-            client: client.clone(),
             namespaced: true,
-            api: namespaced_api::<K>,
+            all: Api::all(client.clone()),
+            api: Arc::new(move |ns| Api::namespaced(c.clone(), ns.unwrap_or_default())),
         }
     }
 
     fn cluster(client: &kube::Client) -> Self {
+        let c = client.clone();
         Remote {
-            client: client.clone(),
             namespaced: false,
-            api: cluster_api::<K>,
+            all: Api::all(client.clone()),
+            api: Arc::new(move |_| Api::all(c.clone())),
         }
-    }
-
-    fn of(&self, key: &ObjectKey) -> Api<K> {
-        (self.api)(self.client.clone(), key.namespace.as_deref())
     }
 }
 
-impl<K: Kind> RemoteApi for Remote<K> {
+impl Remote<DynamicObject> {
+    /// A discovered resource's API.
+    fn dynamic(client: &kube::Client, ar: &ApiResource, namespaced: bool) -> Self {
+        let (c, r) = (client.clone(), ar.clone());
+        Remote {
+            namespaced,
+            all: Api::all_with(client.clone(), ar),
+            api: Arc::new(move |ns| match ns {
+                Some(ns) if namespaced => Api::namespaced_with(c.clone(), ns, &r),
+                _ => Api::all_with(c.clone(), &r),
+            }),
+        }
+    }
+}
+
+impl<K: Obj> Remote<K> {
+    fn of(&self, key: &ObjectKey) -> Api<K> {
+        (self.api)(key.namespace.as_deref())
+    }
+}
+
+impl<K: Obj> RemoteApi for Remote<K> {
     fn get_live(
         &self,
         key: ObjectKey,
@@ -254,7 +290,9 @@ fn typed_cluster<K: Kind>(informer: &Informer<K>, client: &kube::Client) -> Arc<
     })
 }
 
-/// Every kind the API server serves (see `exitplan_apiserver::registry`).
+/// The fixed kinds: those with a shared informer, and the light watches of
+/// namespaces, leases and events; the other served kinds are discovered
+/// ([`Discovered`]).
 fn kinds(ctx: &Context) -> Vec<Arc<dyn GcKind>> {
     let i = &ctx.informers;
     let c = &ctx.client;
@@ -265,10 +303,10 @@ fn kinds(ctx: &Context) -> Vec<Arc<dyn GcKind>> {
         typed(&i.jobs, c),
         typed(&i.pdbs, c),
         typed_cluster(&i.nodes, c),
-        Light::<Namespace>::kind(Remote::cluster(c), &[""]),
-        Light::<Lease>::kind(Remote::namespaced(c), &["coordination.k8s.io"]),
+        Light::<Namespace>::typed(Remote::cluster(c), &[""]),
+        Light::<Lease>::typed(Remote::namespaced(c), &["coordination.k8s.io"]),
         // One storage, two API groups.
-        Light::<Event>::kind(Remote::namespaced(c), &["", "events.k8s.io"]),
+        Light::<Event>::typed(Remote::namespaced(c), &["", "events.k8s.io"]),
     ]
 }
 
@@ -289,6 +327,15 @@ impl<K: Kind> GcKind for Typed<K> {
         self.informer
             .by_index(OWNER_UID_INDEX, uid)
             .iter()
+            .map(|o| ObjectKey::of(o.as_ref()))
+            .collect()
+    }
+
+    fn naming(&self, group: &str, kind: &str) -> Vec<ObjectKey> {
+        self.informer
+            .list()
+            .iter()
+            .filter(|o| names(o.meta(), group, kind))
             .map(|o| ObjectKey::of(o.as_ref()))
             .collect()
     }
@@ -366,18 +413,21 @@ impl Tracked {
 /// [`needs_tracking`] keeps (trimmed by [`gc_meta`]).
 struct Light<K> {
     remote: Remote<K>,
-    groups: &'static [&'static str],
+    /// The API groups whose `kind` owner references name this kind.
+    groups: Arc<[String]>,
+    kind: Arc<str>,
     tracked: Arc<Mutex<Tracked>>,
     handlers: Arc<RwLock<Vec<MetaHandler>>>,
     /// Set once the first listing is in `tracked`.
     synced: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
-impl<K> Clone for Light<K> {
+impl<K: Clone> Clone for Light<K> {
     fn clone(&self) -> Self {
         Light {
             remote: self.remote.clone(),
-            groups: self.groups,
+            groups: self.groups.clone(),
+            kind: self.kind.clone(),
             tracked: self.tracked.clone(),
             handlers: self.handlers.clone(),
             synced: self.synced.clone(),
@@ -386,14 +436,22 @@ impl<K> Clone for Light<K> {
 }
 
 impl<K: Kind> Light<K> {
-    fn kind(remote: Remote<K>, groups: &'static [&'static str]) -> Arc<dyn GcKind> {
-        Arc::new(Light {
+    /// A typed kind's light watch, named in owner references by `groups`.
+    fn typed(remote: Remote<K>, groups: &[&str]) -> Arc<dyn GcKind> {
+        Arc::new(Light::new(remote, groups, &K::kind(&())))
+    }
+}
+
+impl<K: Obj> Light<K> {
+    fn new(remote: Remote<K>, groups: &[&str], kind: &str) -> Self {
+        Light {
             remote,
-            groups,
+            groups: groups.iter().map(|g| (*g).to_owned()).collect(),
+            kind: kind.into(),
             tracked: Arc::default(),
             handlers: Arc::default(),
             synced: Arc::new(tokio::sync::watch::channel(false).0),
-        })
+        }
     }
 
     /// Stores (or forgets) `key`, outside of which handlers run.
@@ -451,8 +509,7 @@ impl<K: Kind> Light<K> {
     }
 
     async fn run_watch(self) {
-        let api: Api<K> = Api::all(self.remote.client.clone());
-        let mut stream = watcher::watcher(api, watcher::Config::default())
+        let mut stream = watcher::watcher(self.remote.all.clone(), watcher::Config::default())
             .default_backoff()
             .boxed();
         let mut listing: Option<HashMap<ObjectKey, ObjectMeta>> = None;
@@ -463,23 +520,23 @@ impl<K: Kind> Light<K> {
                     if let Some(l) = listing.as_mut()
                         && needs_tracking(obj.meta())
                     {
-                        l.insert(ObjectKey::of(&obj), gc_meta(obj.meta()));
+                        l.insert(key_of(obj.meta()), gc_meta(obj.meta()));
                     }
                 }
                 Ok(WatchEvent::InitDone) => self.replaced(listing.take().unwrap_or_default()),
                 Ok(WatchEvent::Apply(obj)) => self.applied(obj.meta()),
                 Ok(WatchEvent::Delete(obj)) => self.deleted(obj.meta()),
                 Err(e) => {
-                    tracing::warn!(kind = K::kind(&()).as_ref(), error = %e, "garbage collector watch failed; retrying")
+                    tracing::warn!(kind = &*self.kind, error = %e, "garbage collector watch failed; retrying")
                 }
             }
         }
     }
 }
 
-impl<K: Kind> GcKind for Light<K> {
+impl<K: Obj> GcKind for Light<K> {
     fn is(&self, group: &str, kind: &str) -> bool {
-        self.groups.contains(&group) && K::kind(&()) == kind
+        &*self.kind == kind && self.groups.iter().any(|g| g == group)
     }
 
     fn namespaced(&self) -> bool {
@@ -495,6 +552,19 @@ impl<K: Kind> GcKind for Light<K> {
             .lock()
             .ok()
             .and_then(|t| t.by_owner.get(uid).map(|k| k.iter().cloned().collect()))
+            .unwrap_or_default()
+    }
+
+    fn naming(&self, group: &str, kind: &str) -> Vec<ObjectKey> {
+        self.tracked
+            .lock()
+            .map(|t| {
+                t.objects
+                    .iter()
+                    .filter(|(_, m)| names(m, group, kind))
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -522,40 +592,62 @@ impl<K: Kind> GcKind for Light<K> {
     }
 }
 
+/// Whether `meta` has an owner reference naming `group`/`kind`.
+fn names(meta: &ObjectMeta, group: &str, kind: &str) -> bool {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .any(|r| r.kind == kind && group_of(&r.api_version) == group)
+}
+
 /// The API group of an apiVersion (`apps/v1` → `apps`, `v1` → core).
 fn group_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(g, _)| g)
 }
 
+/// The kinds by slot: queue items name a slot, so a slot is never reused; a
+/// discovered kind that disappears leaves `None`.
+type Table = Arc<Vec<Option<Arc<dyn GcKind>>>>;
+
 #[derive(Clone)]
 struct Collector {
     /// Every kind, owner and dependent alike; queue items index into it.
-    kinds: Arc<Vec<Arc<dyn GcKind>>>,
+    /// Copied on write: readers take the current table, never a lock
+    /// across calls.
+    kinds: Arc<RwLock<Table>>,
+    /// The slots below this are the fixed table ([`kinds`]).
+    fixed: usize,
+    /// Set once the first discovery added its kinds (or failed).
+    discovered: Arc<tokio::sync::watch::Sender<bool>>,
     dependent_queue: Queue<(usize, ObjectKey)>,
     owner_queue: Queue<(usize, ObjectKey)>,
 }
 
-/// Registers the collector's indexes and handlers and returns its workers
-/// (and the light watches).
+/// Registers the collector's indexes and handlers and returns its workers,
+/// the light watches and the discovery of the other served kinds.
 pub fn register(ctx: &Context) -> Vec<Task> {
+    let fixed = kinds(ctx);
     let c = Collector {
-        kinds: Arc::new(kinds(ctx)),
+        fixed: fixed.len(),
+        kinds: Arc::new(RwLock::new(Arc::new(fixed.into_iter().map(Some).collect()))),
+        discovered: Arc::new(tokio::sync::watch::channel(false).0),
         dependent_queue: Queue::new(DEPENDENT_QUEUE_NAME),
         owner_queue: Queue::new(OWNER_QUEUE_NAME),
     };
     let mut tasks: Vec<Task> = Vec::new();
-    for (i, kind) in c.kinds.iter().enumerate() {
-        kind.index_owners();
-        let h = c.clone();
-        kind.watch(Box::new(move |old, new| {
-            h.dependent_changed(old, new, i);
-            h.owner_changed(i, old, new);
-        }));
-        tasks.extend(kind.run());
+    for (i, kind) in c.table().iter().enumerate() {
+        if let Some(kind) = kind {
+            c.handle(i, kind.as_ref());
+            tasks.extend(kind.run());
+        }
     }
     let d = c.clone();
     tasks.push(Box::pin(async move { d.dependent_work().await }));
-    tasks.push(Box::pin(async move { c.owner_work().await }));
+    let o = c.clone();
+    tasks.push(Box::pin(async move { o.owner_work().await }));
+    tasks.push(Box::pin(
+        Discovered::new(c, ctx.client.clone()).run(DISCOVERY_PERIOD),
+    ));
     tasks
 }
 
@@ -567,10 +659,78 @@ fn key_of(meta: &ObjectMeta) -> ObjectKey {
 }
 
 impl Collector {
+    /// The current table of kinds.
+    fn table(&self) -> Table {
+        match self.kinds.read() {
+            Ok(t) => t.clone(),
+            Err(e) => e.into_inner().clone(),
+        }
+    }
+
+    /// The kind at slot `i`, if it is still there.
+    fn kind(&self, i: usize) -> Option<Arc<dyn GcKind>> {
+        self.table().get(i).cloned().flatten()
+    }
+
+    /// Changes the table (copy on write).
+    fn edit<T>(&self, f: impl FnOnce(&mut Vec<Option<Arc<dyn GcKind>>>) -> T) -> T {
+        let mut guard = match self.kinds.write() {
+            Ok(g) => g,
+            Err(e) => e.into_inner(),
+        };
+        let mut table = (**guard).clone();
+        let out = f(&mut table);
+        *guard = Arc::new(table);
+        out
+    }
+
+    /// Routes the changes of the kind at slot `i` to the collector.
+    fn handle(&self, i: usize, kind: &dyn GcKind) {
+        kind.index_owners();
+        let h = self.clone();
+        kind.watch(Box::new(move |old, new| {
+            h.dependent_changed(old, new, i);
+            h.owner_changed(i, old, new);
+        }));
+    }
+
+    /// Adds a discovered kind (its watch not yet started); its slot.
+    fn add(&self, kind: Arc<dyn GcKind>) -> usize {
+        let i = self.edit(|t| {
+            t.push(Some(kind.clone()));
+            t.len() - 1
+        });
+        self.handle(i, kind.as_ref());
+        i
+    }
+
+    /// Forgets the discovered kind at slot `i`.
+    fn remove(&self, i: usize) {
+        self.edit(|t| {
+            if let Some(slot) = t.get_mut(i) {
+                *slot = None;
+            }
+        });
+    }
+
+    /// Queues every known dependent naming an owner of `group`/`kind` (a
+    /// kind just discovered: its owners may be gone already).
+    fn recheck_dependents_of(&self, group: &str, kind: &str) {
+        for (d, k) in self.table().iter().enumerate() {
+            if let Some(k) = k {
+                for key in k.naming(group, kind) {
+                    self.dependent_queue.add((d, key));
+                }
+            }
+        }
+    }
+
     /// The kind a reference names, if the collector knows it.
     fn owner_kind(&self, r: &OwnerReference) -> Option<usize> {
         let group = group_of(&r.api_version);
-        self.kinds.iter().position(|k| k.is(group, &r.kind))
+        self.table()
+            .iter()
+            .position(|k| k.as_ref().is_some_and(|k| k.is(group, &r.kind)))
     }
 
     /// The key of the owner `r` of a dependent in `namespace`: a
@@ -582,7 +742,7 @@ impl Collector {
         namespace: Option<&str>,
         r: &OwnerReference,
     ) -> Option<ObjectKey> {
-        if !self.kinds.get(o)?.namespaced() {
+        if !self.kind(o)?.namespaced() {
             Some(ObjectKey::new(None, &r.name))
         } else {
             namespace.map(|ns| ObjectKey::new(Some(ns), &r.name))
@@ -600,8 +760,9 @@ impl Collector {
             for r in meta.owner_references.iter().flatten() {
                 if let Some(o) = self.owner_kind(r)
                     && let Some(key) = self.owner_key(o, meta.namespace.as_deref(), r)
-                    && self.kinds[o]
-                        .cached(&key)
+                    && self
+                        .kind(o)
+                        .and_then(|k| k.cached(&key))
                         .is_some_and(|m| has_gc_finalizer(&m))
                 {
                     self.owner_queue.add((o, key));
@@ -624,8 +785,8 @@ impl Collector {
             _ => None,
         };
         if let Some(uid) = gone_uid {
-            for (d, kind) in self.kinds.iter().enumerate() {
-                for key in kind.referencing(&uid) {
+            for (d, kind) in self.table().iter().enumerate() {
+                for key in kind.iter().flat_map(|k| k.referencing(&uid)) {
                     self.dependent_queue.add((d, key));
                 }
             }
@@ -641,7 +802,7 @@ impl Collector {
         else {
             return OwnerState::Present;
         };
-        match self.kinds[o].cached(&key) {
+        match self.kind(o).and_then(|k| k.cached(&key)) {
             Some(m) if m.uid.as_deref() == Some(r.uid.as_str()) => OwnerState::Present,
             _ => OwnerState::Gone,
         }
@@ -658,7 +819,10 @@ impl Collector {
         else {
             return Ok(OwnerState::Present);
         };
-        let live = self.kinds[o].get_live(key).await?;
+        let Some(kind) = self.kind(o) else {
+            return Ok(OwnerState::Present);
+        };
+        let live = kind.get_live(key).await?;
         Ok(match live {
             Some(m) if m.uid.as_deref() == Some(r.uid.as_str()) => OwnerState::Present,
             _ => OwnerState::Gone,
@@ -667,10 +831,31 @@ impl Collector {
 
     /// Completes once every kind's cache has its first listing: until then
     /// an owner would look dependent-less and a dependent owner-less
-    /// (upstream's collector waits for all its monitors to sync too).
+    /// (upstream's collector waits for all its monitors to sync too). The
+    /// fixed kinds are waited for; the kinds of the first discovery for at
+    /// most [`DISCOVERY_PERIOD`] (one that fails to list must not stall the
+    /// collector; upstream likewise times out its sync); kinds discovered
+    /// later are not waited for (a dependent's owner reported gone by a
+    /// cache is confirmed with a live GET anyway).
     async fn synced(&self) {
-        for kind in self.kinds.iter() {
+        let table = self.table();
+        for kind in table.iter().take(self.fixed).flatten() {
             kind.synced().await;
+        }
+        let discovered = async {
+            let mut discovered = self.discovered.subscribe();
+            let _ = discovered.wait_for(|done| *done).await;
+            let table = self.table();
+            let kinds = table.iter().skip(self.fixed).flatten().map(|k| k.synced());
+            futures_util::future::join_all(kinds).await;
+        };
+        if tokio::time::timeout(DISCOVERY_PERIOD, discovered)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "garbage collector: discovered kinds did not all list in time; going on without them"
+            );
         }
     }
 
@@ -689,7 +874,7 @@ impl Collector {
     }
 
     async fn sync_dependent(&self, (i, key): &(usize, ObjectKey)) -> Result<(), kube::Error> {
-        let Some(kind) = self.kinds.get(*i) else {
+        let Some(kind) = self.kind(*i) else {
             return Ok(());
         };
         let Some(meta) = kind.cached(key) else {
@@ -775,7 +960,7 @@ impl Collector {
     }
 
     async fn sync_owner(&self, (i, key): &(usize, ObjectKey)) -> Result<(), kube::Error> {
-        let Some(kind) = self.kinds.get(*i) else {
+        let Some(kind) = self.kind(*i) else {
             return Ok(());
         };
         let Some(owner) = kind.cached(key) else {
@@ -784,11 +969,11 @@ impl Collector {
         let Some(uid) = owner.uid.as_deref() else {
             return Ok(());
         };
-        let mut found: Vec<(usize, ObjectKey, ObjectMeta)> = Vec::new();
-        for (d, dk) in self.kinds.iter().enumerate() {
+        let mut found: Vec<(Arc<dyn GcKind>, ObjectKey, ObjectMeta)> = Vec::new();
+        for dk in self.table().iter().flatten() {
             for dkey in dk.referencing(uid) {
                 if let Some(m) = dk.cached(&dkey) {
-                    found.push((d, dkey, m));
+                    found.push((dk.clone(), dkey, m));
                 }
             }
         }
@@ -797,8 +982,7 @@ impl Collector {
         for &j in &plan.release {
             if let Some((d, dkey, m)) = found.get(j) {
                 tracing::info!(owner = %key, dependent = %dkey, "orphaning dependent");
-                self.strip(self.kinds[*d].as_ref(), dkey, m, &[uid.to_owned()])
-                    .await?;
+                self.strip(d.as_ref(), dkey, m, &[uid.to_owned()]).await?;
             }
         }
         for &j in &plan.delete {
@@ -815,7 +999,7 @@ impl Collector {
                     }),
                     ..DeleteParams::default()
                 };
-                self.kinds[*d].delete(dkey.clone(), dp).await?;
+                d.delete(dkey.clone(), dp).await?;
             }
         }
         if let Some(finalizer) = plan.remove_finalizer {
