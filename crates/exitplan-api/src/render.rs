@@ -289,6 +289,20 @@ pub fn responder_status(r: &ResponderStatus) -> String {
     object(&members)
 }
 
+/// The JSON type name Go's `encoding/json` puts in its unmarshal errors
+/// (`json: cannot unmarshal string into …`).
+pub fn go_json_type(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

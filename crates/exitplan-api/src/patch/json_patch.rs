@@ -64,7 +64,7 @@ fn decode(patch: &[u8]) -> Result<Vec<Option<Map<String, Value>>>, String> {
         other => {
             return Err(format!(
                 "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
-                go_json_type(&other)
+                crate::render::go_json_type(&other)
             ));
         }
     };
@@ -75,22 +75,10 @@ fn decode(patch: &[u8]) -> Result<Vec<Option<Map<String, Value>>>, String> {
             Value::Null => Ok(None),
             other => Err(format!(
                 "json: cannot unmarshal {} into Go value of type jsonpatch.Operation",
-                go_json_type(&other)
+                crate::render::go_json_type(&other)
             )),
         })
         .collect()
-}
-
-/// The JSON type name `encoding/json` puts in its unmarshal errors.
-fn go_json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 const MISSING: &str = "missing value";
@@ -117,7 +105,7 @@ impl<'a> Op<'a> {
             Some(Value::String(s)) => Ok(s),
             Some(other) => Err(format!(
                 "json: cannot unmarshal {} into Go value of type string",
-                go_json_type(other)
+                crate::render::go_json_type(other)
             )),
         }
     }

@@ -147,7 +147,7 @@ pub fn apply(
         other => {
             return Err(PatchError::bad_request(format!(
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json_type(&other)
+                crate::render::go_json_type(&other)
             )));
         }
     };
@@ -160,17 +160,6 @@ pub fn apply(
         None => Go::Unknown,
     };
     Ok(Value::Object(merge_map(original, patch, &ts.root, go)?))
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// `reflect.TypeOf(v)` of a value decoded into `interface{}`.

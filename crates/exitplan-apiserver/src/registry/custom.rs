@@ -116,18 +116,6 @@ impl CustomResource {
     }
 }
 
-/// Go's name of a JSON value's type in decoding errors.
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 impl CustomResource {
     /// A custom resource's `metadata` must be an object before anything
     /// else is looked at (the decoder's check), worded as the decoder's
@@ -139,7 +127,7 @@ impl CustomResource {
                 "{kind} in version \"{version}\" cannot be handled as a {kind}: json: cannot unmarshal {ty} into Go struct field {kind}.metadata of type v1.ObjectMeta",
                 kind = self.kind.kind,
                 version = self.version,
-                ty = json_type(other),
+                ty = exitplan_api::render::go_json_type(other),
             ))),
         }
     }
