@@ -675,3 +675,30 @@ async fn a_protobuf_body_for_a_custom_resource_is_refused() {
     let (_, list) = get(&server, WIDGETS).await;
     assert_eq!(list["items"], json!([]));
 }
+
+#[tokio::test]
+async fn metadata_that_is_not_an_object_is_a_decode_error() {
+    let server = server().await;
+    install(&server).await;
+    let mut w = widget("w", "red");
+    w["metadata"] = json!("w");
+    let (code, status) = send(&server, "POST", WIDGETS, JSON, &w).await;
+    assert_eq!(code, 400, "{status}");
+    assert_eq!(
+        status["message"],
+        "Widget in version \"v1\" cannot be handled as a Widget: json: cannot unmarshal string into Go struct field Widget.metadata of type v1.ObjectMeta"
+    );
+    let (code, status) = send(
+        &server,
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        JSON,
+        &json!({"metadata": [1]}),
+    )
+    .await;
+    assert_eq!(code, 400, "{status}");
+    assert_eq!(
+        status["message"],
+        "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal array into Go struct field ConfigMap.metadata of type v1.ObjectMeta"
+    );
+}

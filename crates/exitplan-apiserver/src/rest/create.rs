@@ -58,7 +58,15 @@ pub fn admission_error(e: AdmissionError) -> ApiError {
 pub fn set_namespace(def: &ResourceDef, obj: &mut Value, ns: Option<&str>) -> Result<(), ApiError> {
     let body_ns = meta_str(obj, "namespace").unwrap_or_default().to_owned();
     let Some(meta) = meta_mut(obj) else {
-        return Err(bad_request("the body is not a JSON object"));
+        // `decode_body` checked the body is an object: `metadata` is not.
+        let ty = obj
+            .get("metadata")
+            .map_or("null", exitplan_api::render::go_json_type);
+        return Err(bad_request(format!(
+            "{kind} in version \"{version}\" cannot be handled as a {kind}: json: cannot unmarshal {ty} into Go struct field {kind}.metadata of type v1.ObjectMeta",
+            kind = def.kind,
+            version = def.version,
+        )));
     };
     if !def.namespaced {
         meta.remove("namespace");
