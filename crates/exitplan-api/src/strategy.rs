@@ -243,6 +243,41 @@ where
     }
 }
 
+/// Helpers the strategies' unit tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use serde_json::Value;
+
+    use super::{Context, Strategy, admit_create};
+    use crate::absent::find_absent;
+    use crate::field::ErrorList;
+
+    /// `v` admitted as a new object of `S` at the Unix epoch (fields absent
+    /// from `v` read as absent); on success the object as stored, with
+    /// resourceVersion `1`, ready to be the old object of an update.
+    pub(crate) fn created<S>(v: &Value) -> Result<S::Object, ErrorList>
+    where
+        S: Strategy,
+        S::Object: serde::de::DeserializeOwned,
+    {
+        let absent = find_absent(v);
+        let ctx = Context {
+            now: jiff::Timestamp::UNIX_EPOCH,
+            absent: &absent,
+        };
+        let mut obj: S::Object = serde_json::from_value(v.clone()).expect("test object decodes");
+        admit_create::<S>(&mut obj, &ctx).map_err(|e| e.errors)?;
+        k8s_openapi::Metadata::metadata_mut(&mut obj).resource_version = Some("1".into());
+        Ok(obj)
+    }
+
+    /// `base` changed by `f`.
+    pub(crate) fn edited(mut base: Value, f: impl FnOnce(&mut Value)) -> Value {
+        f(&mut base);
+        base
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

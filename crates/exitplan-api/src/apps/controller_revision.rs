@@ -88,7 +88,8 @@ impl Strategy for ControllerRevisionStrategy {
 mod tests {
     use super::*;
     use crate::absent::find_absent;
-    use crate::strategy::{admit_create, admit_update};
+    use crate::strategy::admit_update;
+    use crate::strategy::testing::created;
     use serde_json::{Value, json};
 
     fn valid() -> Value {
@@ -96,18 +97,7 @@ mod tests {
     }
 
     fn create(v: &Value) -> Result<ControllerRevision, ErrorList> {
-        let absent = find_absent(v);
-        let ctx = Context {
-            now: jiff::Timestamp::UNIX_EPOCH,
-            absent: &absent,
-        };
-        let mut cr: ControllerRevision = serde_json::from_value(v.clone()).expect("cr");
-        admit_create::<ControllerRevisionStrategy>(&mut cr, &ctx)
-            .map(|()| {
-                cr.metadata.resource_version = Some("1".into());
-                cr
-            })
-            .map_err(|e| e.errors)
+        created::<ControllerRevisionStrategy>(v)
     }
 
     // Upstream TestValidateControllerRevision.

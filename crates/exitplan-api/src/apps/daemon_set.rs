@@ -312,8 +312,8 @@ impl Strategy for DaemonSetStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::absent::find_absent;
-    use crate::strategy::{admit_create, admit_update};
+    use crate::strategy::admit_update;
+    use crate::strategy::testing::{created, edited};
     use serde_json::{Value, json};
 
     fn valid() -> Value {
@@ -330,25 +330,11 @@ mod tests {
     }
 
     fn create(v: &Value) -> Result<DaemonSet, ErrorList> {
-        let absent = find_absent(v);
-        let ctx = Context {
-            now: jiff::Timestamp::UNIX_EPOCH,
-            absent: &absent,
-        };
-        let mut ds: DaemonSet = serde_json::from_value(v.clone()).expect("ds");
-        match admit_create::<DaemonSetStrategy>(&mut ds, &ctx) {
-            Ok(()) => {
-                ds.metadata.resource_version = Some("1".into());
-                Ok(ds)
-            }
-            Err(e) => Err(e.errors),
-        }
+        created::<DaemonSetStrategy>(v)
     }
 
     fn edit(f: impl FnOnce(&mut Value)) -> Value {
-        let mut v = valid();
-        f(&mut v);
-        v
+        edited(valid(), f)
     }
 
     // Upstream TestValidateDaemonSet.

@@ -179,8 +179,8 @@ impl Strategy for ReplicaSetStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::absent::find_absent;
-    use crate::strategy::{admit_create, admit_update};
+    use crate::strategy::admit_update;
+    use crate::strategy::testing::{created, edited};
     use serde_json::{Value, json};
 
     fn valid() -> Value {
@@ -197,25 +197,11 @@ mod tests {
     }
 
     fn create(v: &Value) -> Result<ReplicaSet, ErrorList> {
-        let absent = find_absent(v);
-        let ctx = Context {
-            now: jiff::Timestamp::UNIX_EPOCH,
-            absent: &absent,
-        };
-        let mut rs: ReplicaSet = serde_json::from_value(v.clone()).expect("rs");
-        match admit_create::<ReplicaSetStrategy>(&mut rs, &ctx) {
-            Ok(()) => {
-                rs.metadata.resource_version = Some("1".into());
-                Ok(rs)
-            }
-            Err(e) => Err(e.errors),
-        }
+        created::<ReplicaSetStrategy>(v)
     }
 
     fn edit(f: impl FnOnce(&mut Value)) -> Value {
-        let mut v = valid();
-        f(&mut v);
-        v
+        edited(valid(), f)
     }
 
     // Upstream TestValidateReplicaSet: the error cases and the field each reports.

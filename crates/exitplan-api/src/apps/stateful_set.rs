@@ -369,8 +369,8 @@ impl Strategy for StatefulSetStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::absent::find_absent;
-    use crate::strategy::{admit_create, admit_update};
+    use crate::strategy::admit_update;
+    use crate::strategy::testing::{created, edited};
     use serde_json::{Value, json};
 
     fn valid() -> Value {
@@ -388,25 +388,11 @@ mod tests {
     }
 
     fn create(v: &Value) -> Result<StatefulSet, ErrorList> {
-        let absent = find_absent(v);
-        let ctx = Context {
-            now: jiff::Timestamp::UNIX_EPOCH,
-            absent: &absent,
-        };
-        let mut s: StatefulSet = serde_json::from_value(v.clone()).expect("sts");
-        match admit_create::<StatefulSetStrategy>(&mut s, &ctx) {
-            Ok(()) => {
-                s.metadata.resource_version = Some("1".into());
-                Ok(s)
-            }
-            Err(e) => Err(e.errors),
-        }
+        created::<StatefulSetStrategy>(v)
     }
 
     fn edit(f: impl FnOnce(&mut Value)) -> Value {
-        let mut v = valid();
-        f(&mut v);
-        v
+        edited(valid(), f)
     }
 
     // Upstream TestValidateStatefulSet (the error cases, with their full errors).
