@@ -1,0 +1,11 @@
+//! Who a request is and what it may do, decided as kube-apiserver decides
+//! it: the authenticated user ([`UserInfo`]), what the request asks
+//! ([`Attributes`], upstream's `authorizer.Attributes`) and the answer
+//! ([`Decision`]). Pure: the caller hands in the RBAC objects; nothing here
+//! reads storage, the network or the clock.
+
+mod attributes;
+mod user;
+
+pub use attributes::{Attributes, Decision};
+pub use user::{UserInfo, groups, users};
