@@ -100,12 +100,24 @@ pub fn attributes(method: &Method, path: &str, query: Option<&str>) -> Attribute
 mod tests {
     use super::*;
 
-    /// Upstream's `TestGetAPIRequestInfo` success cases: method, URL, verb,
-    /// group, version, namespace, resource, subresource, name.
+    /// method, URL, verb, group, version, namespace, resource, subresource, name.
+    type Case = (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    );
+
+    /// Upstream's `TestGetAPIRequestInfo` success cases.
     #[test]
     fn resource_requests_as_upstream_reads_them() {
         #[rustfmt::skip]
-        let cases: &[(&str, &str, &str, &str, &str, &str, &str, &str, &str)] = &[
+        let cases: &[Case] = &[
             ("GET", "/api/v1/namespaces", "list", "", "v1", "", "namespaces", "", ""),
             ("GET", "/api/v1/namespaces/other", "get", "", "v1", "other", "namespaces", "", "other"),
             ("GET", "/api/v1/namespaces/other/pods", "list", "", "v1", "other", "pods", "", ""),
