@@ -214,12 +214,12 @@ pub async fn put_shedding_managed_fields(
 }
 
 /// Whether a PUT of an absent object creates it (`AllowCreateOnUpdate`:
-/// Leases and Events upstream).
+/// Leases, Events and the RBAC kinds upstream).
 pub fn allows_create_on_update(def: &ResourceDef) -> bool {
     matches!(
         (def.group, def.kind),
         ("coordination.k8s.io", "Lease") | ("", "Event") | ("events.k8s.io", "Event")
-    )
+    ) || def.group == "rbac.authorization.k8s.io"
 }
 
 /// `PUT …/<name>` and `PUT …/<name>/<subresource>` (`status`,
