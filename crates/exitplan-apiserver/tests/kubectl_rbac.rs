@@ -2,7 +2,8 @@
 //! role/clusterrole/rolebinding/clusterrolebinding` build the objects a
 //! real kube-apiserver stores, `kubectl get` prints upstream's columns
 //! (Roles: NAME, CREATED AT; bindings: NAME, ROLE, AGE and, wide, USERS,
-//! GROUPS, SERVICEACCOUNTS), and a `roleRef` change is refused.
+//! GROUPS, SERVICEACCOUNTS), and a `roleRef` change is refused; `kubectl
+//! apply` and `kubectl auth reconcile` of RBAC manifests.
 
 mod support;
 
@@ -154,5 +155,61 @@ async fn kubectl_creates_and_prints_rbac_objects() {
         "The RoleBinding \"readers\" is invalid: roleRef: Invalid value: {\"APIGroup\":\"rbac.authorization.k8s.io\",\"Kind\":\"Role\",\"Name\":\"other\"}: cannot change roleRef\n"
     );
 
+    c.stop().await;
+}
+
+const MANIFEST: &str = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: read-pods, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reader}
+subjects:
+- {kind: ServiceAccount, name: robot, namespace: default}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_apply_and_auth_reconcile() {
+    let c = Cluster::start("rbac-apply").await;
+    let out = c.ok(&["apply", "-f", "-"], Some(MANIFEST)).await;
+    assert_eq!(
+        out,
+        "clusterrole.rbac.authorization.k8s.io/reader created\nrolebinding.rbac.authorization.k8s.io/read-pods created\n"
+    );
+    let wider = MANIFEST.replace("verbs: [get]", "verbs: [get, list, watch]");
+    let out = c.ok(&["apply", "-f", "-"], Some(&wider)).await;
+    assert_eq!(
+        out,
+        "clusterrole.rbac.authorization.k8s.io/reader configured\nrolebinding.rbac.authorization.k8s.io/read-pods unchanged\n"
+    );
+    let role = c
+        .json(&["get", "clusterrole", "reader", "-o", "json"])
+        .await;
+    assert_eq!(role["rules"][0]["verbs"], json!(["get", "list", "watch"]));
+
+    // reconcile adds missing rules and subjects, and recreates a binding
+    // whose roleRef changed (the server refuses to change it in place).
+    let reconciled = wider
+        .replace("resources: [pods]", "resources: [pods, services]")
+        .replace(
+            "kind: ClusterRole, name: reader",
+            "kind: ClusterRole, name: viewer",
+        )
+        .replace("metadata: {name: reader}", "metadata: {name: viewer}");
+    let file = c.file("reconcile.yaml", &reconciled);
+    c.ok(&["auth", "reconcile", "-f", &file], None).await;
+    let rb = c
+        .json(&["get", "rolebinding", "read-pods", "-o", "json"])
+        .await;
+    assert_eq!(rb["roleRef"]["name"], "viewer");
+    let viewer = c
+        .json(&["get", "clusterrole", "viewer", "-o", "json"])
+        .await;
+    assert_eq!(viewer["rules"][0]["resources"], json!(["pods", "services"]));
     c.stop().await;
 }
