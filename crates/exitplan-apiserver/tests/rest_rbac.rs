@@ -393,7 +393,8 @@ async fn cluster_role_bindings_need_service_account_namespaces() {
         .expect("delete");
 }
 
-/// `AllowCreateOnUpdate` is true for the four kinds: a PUT creates.
+/// `AllowCreateOnUpdate` and `AllowUnconditionalUpdate` are true for the
+/// four kinds: a PUT creates, and a PUT without a resourceVersion updates.
 #[tokio::test(start_paused = true)]
 async fn put_creates() {
     let server = server().await;
@@ -411,6 +412,24 @@ async fn put_creates() {
         .await
         .expect("created by PUT");
     assert!(r.metadata.uid.is_some());
+    let (code, _, body) = raw(
+        &server,
+        "PUT",
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles/made-by-put",
+        &[("content-type", "application/json")],
+        &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "made-by-put"},
+                "rules": [{"verbs": ["list"], "apiGroups": [""], "resources": ["nodes"]}]})
+        .to_string(),
+    )
+    .await;
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["rules"][0]["verbs"], json!(["list"]));
+    assert_eq!(body["metadata"]["uid"], json!(r.metadata.uid));
+    assert_ne!(
+        body["metadata"]["resourceVersion"],
+        json!(r.metadata.resource_version)
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -222,6 +222,13 @@ pub fn allows_create_on_update(def: &ResourceDef) -> bool {
     ) || def.group == "rbac.authorization.k8s.io"
 }
 
+/// Whether a PUT without a resourceVersion updates the stored object
+/// (`AllowUnconditionalUpdate`: the RBAC kinds upstream; other kinds here
+/// still require one).
+pub fn allows_unconditional_update(def: &ResourceDef) -> bool {
+    def.group == "rbac.authorization.k8s.io"
+}
+
 /// `PUT …/<name>` and `PUT …/<name>/<subresource>` (`status`,
 /// `ephemeralcontainers`, `resize`).
 pub async fn update(call: &Call) -> Result<Response, ApiError> {
@@ -263,6 +270,13 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
         }
         Err(e) => return Err(e),
     };
+    if call.subresource.is_none()
+        && allows_unconditional_update(call.def)
+        && meta_str(&new, "resourceVersion").is_none_or(str::is_empty)
+        && let Some(meta) = meta_mut(&mut new)
+    {
+        meta.insert("resourceVersion".into(), stored.revision.to_string().into());
+    }
     let updated = update_object(
         &call.state,
         Update {
