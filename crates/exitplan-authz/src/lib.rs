@@ -5,6 +5,7 @@
 //! reads storage, the network or the clock.
 
 mod attributes;
+pub mod rbac;
 mod user;
 
 pub use attributes::{Attributes, Decision};

@@ -1,0 +1,20 @@
+//! kube-apiserver's RBAC authorizer and the pure checks around it.
+//!
+//! ```text
+//! Roles, ClusterRoles, bindings ──▶ Policy::new ──▶ Policy (indexed snapshot)
+//!                                                   │
+//!   request Attributes ─────────────────────────────┼─▶ authorize ─▶ Decision
+//!   user + namespace ───────────────────────────────┼─▶ rules_for ─▶ SelfSubjectRulesReview
+//!   role / binding writes ──────────────────────────┴─▶ escalation checks ─▶ Forbidden
+//! ```
+//!
+//! - [`rule`]: whether one `PolicyRule` allows a request.
+//! - [`policy`]: the snapshot, the rule walk and the authorizer decision.
+
+pub mod policy;
+pub mod rule;
+
+#[cfg(test)]
+mod testing;
+
+pub use policy::{Policy, ResolveError, Source, Visit};
