@@ -10,7 +10,9 @@
 //!
 //! - [`rule`]: whether one `PolicyRule` allows a request.
 //! - [`policy`]: the snapshot, the rule walk and the authorizer decision.
+//! - [`escalation`]: `Covers` and the checks on role and binding writes.
 
+pub mod escalation;
 pub mod policy;
 pub mod rule;
 
