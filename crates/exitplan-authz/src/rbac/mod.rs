@@ -17,6 +17,6 @@ pub mod policy;
 pub mod rule;
 
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use policy::{Policy, ResolveError, Source, Visit};
