@@ -11,7 +11,11 @@
 //! - [`rule`]: whether one `PolicyRule` allows a request.
 //! - [`policy`]: the snapshot, the rule walk and the authorizer decision.
 //! - [`escalation`]: `Covers` and the checks on role and binding writes.
+//! - [`bootstrap`]: the default ClusterRoles and ClusterRoleBindings.
+//! - [`aggregation`]: ClusterRole aggregation (`aggregationRule`).
 
+pub mod aggregation;
+pub mod bootstrap;
 pub mod escalation;
 pub mod policy;
 pub mod rule;
