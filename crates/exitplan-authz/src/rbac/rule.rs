@@ -65,7 +65,8 @@ pub(crate) fn non_resource_url_covers(rule_url: &str, path: &str) -> bool {
 
 /// Whether the rule allows the request (`RuleAllows`): resource requests
 /// match verb, group, resource (with subresource) and name; non-resource
-/// requests match verb and path.
+/// requests match verb and path. Allocation-free (the request's
+/// `resource/subresource` is compared in place).
 pub fn rule_allows(attrs: &Attributes, rule: &PolicyRule) -> bool {
     if !verb_matches(rule, &attrs.verb) {
         return false;
@@ -73,15 +74,25 @@ pub fn rule_allows(attrs: &Attributes, rule: &PolicyRule) -> bool {
     if !attrs.resource_request {
         return non_resource_url_matches(rule, &attrs.path);
     }
-    let matches_resource = if attrs.subresource.is_empty() {
-        resource_matches(rule, &attrs.resource, "")
-    } else {
-        let combined = format!("{}/{}", attrs.resource, attrs.subresource);
-        resource_matches(rule, &combined, &attrs.subresource)
-    };
+    let (res, sub) = (attrs.resource.as_str(), attrs.subresource.as_str());
+    let matches_resource = list(&rule.resources).iter().any(|r| {
+        r == ALL
+            || is_combined(r, res, sub)
+            || (!sub.is_empty() && r.strip_prefix("*/").is_some_and(|s| s == sub))
+    });
     api_group_matches(rule, &attrs.api_group)
         && matches_resource
         && resource_name_matches(rule, &attrs.name)
+}
+
+/// Whether `r` is `res` (no subresource) or `res/sub`.
+fn is_combined(r: &str, res: &str, sub: &str) -> bool {
+    if sub.is_empty() {
+        return r == res;
+    }
+    r.strip_prefix(res)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|rest| rest == sub)
 }
 
 /// Whether any of `rules` allows the request (`RulesAllow`).
@@ -355,6 +366,45 @@ mod tests {
         for (name, rule, requests) in cases {
             for (attrs, want) in requests {
                 assert_eq!(rule_allows(&attrs, &rule), want, "{name}: {attrs:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn in_place_resource_match_agrees_with_resource_matches() {
+        let rule_resources = [
+            "*",
+            "pods",
+            "pods/status",
+            "*/status",
+            "pods/*",
+            "pods/",
+            "pod",
+            "/status",
+            "*/",
+        ];
+        let requests = [
+            ("pods", ""),
+            ("pods", "status"),
+            ("pods", "log"),
+            ("pod", "s/status"),
+            ("pods/status", ""),
+            ("", "status"),
+            ("", ""),
+        ];
+        for rr in rule_resources {
+            let rule = new_rule(&["*"], &["*"], &[rr], &[]);
+            for (res, sub) in requests {
+                let combined = if sub.is_empty() {
+                    res.to_owned()
+                } else {
+                    format!("{res}/{sub}")
+                };
+                assert_eq!(
+                    rule_allows(&resource("get", "", res, sub), &rule),
+                    resource_matches(&rule, &combined, sub),
+                    "rule {rr:?} request {res:?}/{sub:?}"
+                );
             }
         }
     }
