@@ -8,13 +8,13 @@
 
 use k8s_openapi::api::authorization::v1::{
     NonResourceAttributes, NonResourceRule, ResourceAttributes, ResourceRule,
-    SubjectAccessReviewSpec, SubjectRulesReviewStatus,
+    SubjectAccessReviewSpec, SubjectAccessReviewStatus, SubjectRulesReviewStatus,
 };
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::rbac::policy::{ResolveError, aggregate_messages};
 use crate::rbac::rule::list;
-use crate::{Attributes, UserInfo};
+use crate::{Attributes, Decision, UserInfo};
 
 /// The attributes of a review's `resourceAttributes` for `user`
 /// (`ResourceAttributesFrom`): an empty version means every version (`*`).
@@ -69,6 +69,19 @@ pub fn subject_access_review_attributes(spec: &SubjectAccessReviewSpec) -> Optio
     spec.non_resource_attributes
         .as_ref()
         .map(|n| non_resource_attributes(user, n))
+}
+
+/// The status an access review answers with for an authorizer's decision:
+/// `allowed`, `denied` (only for an explicit deny) and the reason (omitted
+/// when empty), as upstream's SubjectAccessReview REST storages set them.
+pub fn subject_access_review_status(decision: &Decision) -> SubjectAccessReviewStatus {
+    let reason = decision.reason();
+    SubjectAccessReviewStatus {
+        allowed: decision.allowed(),
+        denied: matches!(decision, Decision::Deny(_)).then_some(true),
+        evaluation_error: None,
+        reason: (!reason.is_empty()).then(|| reason.to_owned()),
+    }
 }
 
 /// A non-empty list as `Some`, an empty one as `None` (Go's `omitempty`).
@@ -158,6 +171,19 @@ mod tests {
         let none = subject_rules_review_status(&[], &[]);
         assert_eq!(none.evaluation_error, None);
         assert!(none.resource_rules.is_empty() && none.non_resource_rules.is_empty());
+    }
+
+    #[test]
+    fn access_review_status() {
+        let allow = subject_access_review_status(&Decision::Allow("RBAC: allowed by x".into()));
+        assert!(allow.allowed);
+        assert_eq!(allow.denied, None);
+        assert_eq!(allow.reason.as_deref(), Some("RBAC: allowed by x"));
+        let none = subject_access_review_status(&Decision::NoOpinion(String::new()));
+        assert!(!none.allowed);
+        assert_eq!((none.denied, none.reason), (None, None));
+        let deny = subject_access_review_status(&Decision::Deny("no".into()));
+        assert_eq!((deny.allowed, deny.denied), (false, Some(true)));
     }
 
     #[test]
