@@ -68,10 +68,14 @@ impl Forbidden {
     }
 
     /// The error for a request authorization refused
-    /// (`responsewriters.Forbidden`): [`forbidden_message`], then `: <reason>`
-    /// when the authorizer gave a reason.
+    /// (`responsewriters.Forbidden`): [`forbidden_message`] with `&`, `<`
+    /// and `>` HTML-escaped (upstream's sanitizer), then `: <reason>` when
+    /// the authorizer gave a reason.
     pub fn for_request(attrs: &Attributes, reason: &str) -> Self {
-        let mut detail = forbidden_message(attrs);
+        let mut detail = forbidden_message(attrs)
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
         if !reason.is_empty() {
             detail.push_str(": ");
             detail.push_str(reason);
@@ -203,6 +207,81 @@ mod tests {
         ];
         for (a, reason, want) in cases {
             assert_eq!(Forbidden::for_request(&a, reason).message(), want);
+        }
+    }
+
+    /// Upstream's `TestForbidden` (responsewriters/errors_test.go): message
+    /// and details of each case.
+    #[test]
+    fn upstream_forbidden_table() {
+        let u = UserInfo {
+            name: "NAME".into(),
+            ..UserInfo::default()
+        };
+        let base = Attributes {
+            user: u,
+            ..Attributes::default()
+        };
+        let cases = [
+            (
+                Attributes {
+                    verb: "GET".into(),
+                    path: "/whatever".into(),
+                    ..base.clone()
+                },
+                r#"forbidden: User "NAME" cannot GET path "/whatever""#,
+                serde_json::json!({}),
+            ),
+            (
+                Attributes {
+                    verb: "GET".into(),
+                    path: "/<script>".into(),
+                    ..base.clone()
+                },
+                r#"forbidden: User "NAME" cannot GET path "/&lt;script&gt;""#,
+                serde_json::json!({}),
+            ),
+            (
+                Attributes {
+                    verb: "get".into(),
+                    resource: "pod".into(),
+                    resource_request: true,
+                    ..base.clone()
+                },
+                r#"pod is forbidden: User "NAME" cannot get resource "pod" in API group "" at the cluster scope"#,
+                serde_json::json!({"kind": "pod"}),
+            ),
+            (
+                Attributes {
+                    verb: "get".into(),
+                    resource: "pod".into(),
+                    resource_request: true,
+                    name: "mypod".into(),
+                    ..base.clone()
+                },
+                r#"pod "mypod" is forbidden: User "NAME" cannot get resource "pod" in API group "" at the cluster scope"#,
+                serde_json::json!({"name": "mypod", "kind": "pod"}),
+            ),
+            (
+                Attributes {
+                    verb: "get".into(),
+                    namespace: "test".into(),
+                    api_group: "v2".into(),
+                    resource: "pod".into(),
+                    subresource: "quota".into(),
+                    resource_request: true,
+                    ..base.clone()
+                },
+                r#"pod.v2 is forbidden: User "NAME" cannot get resource "pod/quota" in API group "v2" in the namespace "test""#,
+                serde_json::json!({"group": "v2", "kind": "pod"}),
+            ),
+        ];
+        for (attrs, message, details) in cases {
+            let status = Forbidden::for_request(&attrs, "").to_status();
+            assert_eq!(status.message.as_deref(), Some(message));
+            let json = serde_json::to_value(&status).expect("status serializes");
+            assert_eq!(json["details"], details, "{message}");
+            assert_eq!(json["code"], 403);
         }
     }
 
