@@ -113,16 +113,19 @@ pub fn covers(owner: &[PolicyRule], servant: &[PolicyRule]) -> (bool, Vec<Policy
     (uncovered.is_empty(), uncovered)
 }
 
-/// Merges rules of one API group and one resource with nothing but verbs
-/// into one rule per group/resource (`CompactRules`); other rules are kept
-/// as they are, first.
+/// Merges rules of one API group, one resource and at most one resource
+/// name (nothing else but verbs) into one rule per group/resource/name,
+/// appending their verbs (`CompactRules`); other rules are kept as they
+/// are, first. Upstream's output order is a Go map's; callers sort.
 pub fn compact_rules(rules: &[PolicyRule]) -> Vec<PolicyRule> {
+    type Key = (String, String, Option<String>);
     let mut out = Vec::with_capacity(rules.len());
-    let mut simple: Vec<((String, String), PolicyRule)> = Vec::new();
+    let mut simple: Vec<(Key, PolicyRule)> = Vec::new();
     for rule in rules {
         let groups = list(&rule.api_groups);
         let resources = list(&rule.resources);
-        let is_simple = list(&rule.resource_names).is_empty()
+        let names = list(&rule.resource_names);
+        let is_simple = names.len() <= 1
             && list(&rule.non_resource_urls).is_empty()
             && groups.len() == 1
             && resources.len() == 1;
@@ -130,7 +133,11 @@ pub fn compact_rules(rules: &[PolicyRule]) -> Vec<PolicyRule> {
             out.push(rule.clone());
             continue;
         }
-        let key = (groups[0].clone(), resources[0].clone());
+        let key = (
+            groups[0].clone(),
+            resources[0].clone(),
+            names.first().cloned(),
+        );
         match simple.iter_mut().find(|(k, _)| *k == key) {
             Some((_, existing)) => existing.verbs.extend(rule.verbs.iter().cloned()),
             None => simple.push((key, rule.clone())),
@@ -609,25 +616,113 @@ mod tests {
         }
     }
 
+    /// Upstream's `TestCompactRules` (policy_compact_test.go): the output
+    /// as a sorted list, and covering the input both ways.
     #[test]
-    fn compact_rules_merges_simple_rules_by_group_resource() {
-        let rules = vec![
-            r("get", "", "pods", ""),
-            r("get", "", "pods", "a"),
-            r("list", "", "pods", ""),
-            r("get", "apps", "deployments", ""),
-            u("get", "/healthz"),
-            r("watch", "", "pods", ""),
+    fn compact_rules_table() {
+        let with_urls = |mut rule: PolicyRule, urls: &str| {
+            rule.non_resource_urls = Some(urls.split(',').map(str::to_owned).collect());
+            rule
+        };
+        let no_verbs = |mut rule: PolicyRule| {
+            rule.verbs = vec![];
+            rule
+        };
+        let cases: Vec<(&str, Vec<PolicyRule>, Vec<PolicyRule>)> = vec![
+            ("empty", vec![], vec![]),
+            (
+                "simple",
+                vec![
+                    r("get", "", "builds", ""),
+                    r("list", "", "builds", ""),
+                    r("update,patch", "", "builds", ""),
+                    r("create", "extensions", "daemonsets", ""),
+                    r("delete", "extensions", "daemonsets", ""),
+                    PolicyRule {
+                        resource_names: Some(vec![String::new()]),
+                        ..r("patch", "extensions", "daemonsets", "")
+                    },
+                    r("get", "extensions", "daemonsets", "foo"),
+                    r("list", "extensions", "daemonsets", "foo"),
+                    r("educate", "", "dolphins", ""),
+                    no_verbs(r("x", "", "pirates", "")),
+                    no_verbs(r("x", "", "pods", "")),
+                    r("create", "", "pods", ""),
+                ],
+                vec![
+                    r("create,delete", "extensions", "daemonsets", ""),
+                    PolicyRule {
+                        resource_names: Some(vec![String::new()]),
+                        ..r("patch", "extensions", "daemonsets", "")
+                    },
+                    r("get,list", "extensions", "daemonsets", "foo"),
+                    r("get,list,update,patch", "", "builds", ""),
+                    r("educate", "", "dolphins", ""),
+                    no_verbs(r("x", "", "pirates", "")),
+                    r("create", "", "pods", ""),
+                ],
+            ),
+            (
+                "complex multi-group",
+                vec![
+                    r("get", ",builds.openshift.io", "builds", ""),
+                    r("list", ",builds.openshift.io", "builds", ""),
+                ],
+                vec![
+                    r("get", ",builds.openshift.io", "builds", ""),
+                    r("list", ",builds.openshift.io", "builds", ""),
+                ],
+            ),
+            (
+                "complex multi-resource",
+                vec![
+                    r("get", "", "builds,images", ""),
+                    r("list", "", "builds,images", ""),
+                ],
+                vec![
+                    r("get", "", "builds,images", ""),
+                    r("list", "", "builds,images", ""),
+                ],
+            ),
+            (
+                "complex named-resource",
+                vec![
+                    r("get", "", "builds", "mybuild"),
+                    r("list", "", "builds", "mybuild2"),
+                ],
+                vec![
+                    r("get", "", "builds", "mybuild"),
+                    r("list", "", "builds", "mybuild2"),
+                ],
+            ),
+            (
+                "complex non-resource",
+                vec![
+                    with_urls(r("get", "", "builds", ""), "/"),
+                    with_urls(r("get", "", "builds", ""), "/foo"),
+                ],
+                vec![
+                    with_urls(r("get", "", "builds", ""), "/"),
+                    with_urls(r("get", "", "builds", ""), "/foo"),
+                ],
+            ),
         ];
-        assert_eq!(
-            compact_rules(&rules),
-            vec![
-                r("get", "", "pods", "a"),
-                u("get", "/healthz"),
-                r("get,list,watch", "", "pods", ""),
-                r("get", "apps", "deployments", ""),
-            ]
-        );
+        let sorted = |mut rules: Vec<PolicyRule>| {
+            rules.sort_by_key(compact_string);
+            rules
+        };
+        for (name, rules, want) in cases {
+            let compacted = compact_rules(&rules);
+            assert!(
+                covers(&compacted, &rules).0,
+                "{name}: compacted covers input"
+            );
+            assert!(
+                covers(&rules, &compacted).0,
+                "{name}: input covers compacted"
+            );
+            assert_eq!(sorted(compacted), sorted(want), "{name}");
+        }
     }
 
     fn escalation_policy() -> Policy {
