@@ -220,7 +220,9 @@ pub fn escalation_allowed(user: &UserInfo) -> bool {
 
 /// Whether the user is allowed the `escalate` verb on the role the request
 /// writes (`RoleEscalationAuthorized`); `request` is the Role or ClusterRole
-/// create/update request (its group, resource, namespace and name).
+/// create/update request's own attributes (group, resource, namespace and
+/// the name from the URL: empty on create, as upstream's RequestInfo, so
+/// `escalate` limited by resourceNames does not allow creates).
 pub fn role_escalation_authorized(policy: &Policy, request: &Attributes) -> bool {
     let is_role = request.resource == "roles" || request.resource == "clusterroles";
     if !request.resource_request || request.api_group != RBAC_GROUP || !is_role {
