@@ -44,11 +44,13 @@
 //! - [`escalation`]: `Covers` and the checks on role and binding writes.
 //! - [`bootstrap`]: the default ClusterRoles and ClusterRoleBindings.
 //! - [`aggregation`]: ClusterRole aggregation (`aggregationRule`).
+//! - [`reconcile`]: bringing stored defaults up to date at start-up.
 
 pub mod aggregation;
 pub mod bootstrap;
 pub mod escalation;
 pub mod policy;
+pub mod reconcile;
 pub mod rule;
 
 #[cfg(test)]
