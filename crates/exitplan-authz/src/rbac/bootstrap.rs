@@ -67,7 +67,9 @@ fn urls(verbs: &[&str], urls: &[&str]) -> PolicyRule {
     }
 }
 
-fn meta(name: &str, extra_labels: &[&str]) -> ObjectMeta {
+/// The metadata of a default object: its name, the autoupdate annotation,
+/// the bootstrapping label and the given labels set to `"true"`.
+pub(crate) fn default_meta(name: &str, extra_labels: &[&str]) -> ObjectMeta {
     let mut labels = BTreeMap::from([(
         BOOTSTRAPPING_LABEL.to_owned(),
         BOOTSTRAPPING_VALUE.to_owned(),
@@ -88,7 +90,7 @@ fn meta(name: &str, extra_labels: &[&str]) -> ObjectMeta {
 
 fn role(name: &str, labels: &[&str], rules: Vec<PolicyRule>) -> ClusterRole {
     ClusterRole {
-        metadata: meta(name, labels),
+        metadata: default_meta(name, labels),
         rules: Some(rules),
         aggregation_rule: None,
     }
@@ -97,7 +99,7 @@ fn role(name: &str, labels: &[&str], rules: Vec<PolicyRule>) -> ClusterRole {
 /// A role whose rules are aggregated from the roles labelled `from`.
 fn aggregated(name: &str, labels: &[&str], from: &str) -> ClusterRole {
     ClusterRole {
-        metadata: meta(name, labels),
+        metadata: default_meta(name, labels),
         rules: None,
         aggregation_rule: Some(AggregationRule {
             cluster_role_selectors: Some(vec![LabelSelector {
@@ -421,7 +423,7 @@ fn aggregate_to_view() -> Vec<PolicyRule> {
 /// A ClusterRoleBinding of the same-named ClusterRole to groups.
 fn binding(name: &str, to_groups: &[&str]) -> ClusterRoleBinding {
     ClusterRoleBinding {
-        metadata: meta(name, &[]),
+        metadata: default_meta(name, &[]),
         role_ref: RoleRef {
             api_group: Some(RBAC_GROUP.to_owned()),
             kind: "ClusterRole".to_owned(),

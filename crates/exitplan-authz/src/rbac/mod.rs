@@ -43,11 +43,13 @@
 //! - [`policy`]: the snapshot, the rule walk and the authorizer decision.
 //! - [`escalation`]: `Covers` and the checks on role and binding writes.
 //! - [`bootstrap`]: the default ClusterRoles and ClusterRoleBindings.
+//! - [`controller_roles`]: the controllers' least-privilege roles.
 //! - [`aggregation`]: ClusterRole aggregation (`aggregationRule`).
 //! - [`reconcile`]: bringing stored defaults up to date at start-up.
 
 pub mod aggregation;
 pub mod bootstrap;
+pub mod controller_roles;
 pub mod escalation;
 pub mod policy;
 pub mod reconcile;
