@@ -103,6 +103,8 @@ impl ServerBuilder {
             service_writes: tokio::sync::Mutex::new(()),
             registry: crate::registry::Registry::new(),
             crd_sync: tokio::sync::Mutex::new(()),
+            rbac: crate::rest::rbac::RbacCache::default(),
+            rbac_aggregation: tokio::sync::Mutex::new(()),
         });
         let server = Server {
             state,
@@ -166,6 +168,7 @@ impl Server {
             }
         }
         self.bootstrap_priority_classes().await?;
+        crate::rest::rbac::bootstrap(&self.state).await;
         crate::rest::crd::sync(&self.state).await;
         Ok(())
     }

@@ -197,9 +197,15 @@ async fn handle(
         && call.def.group == "apiextensions.k8s.io"
         && method != Method::GET
         && !call.query.dry_run().unwrap_or(false);
+    let writes_cluster_roles = super::rbac::writes_cluster_roles(call.def)
+        && method != Method::GET
+        && !call.query.dry_run().unwrap_or(false);
     let result = dispatch_verb(&call, &method, sub.as_deref()).await;
     if writes_crds && result.is_ok() {
         super::crd::sync(&call.state).await;
+    }
+    if writes_cluster_roles && result.is_ok() {
+        super::rbac::aggregate(&call.state).await;
     }
     result
 }
