@@ -180,23 +180,9 @@ impl Authenticator {
         let verified = match cached {
             Some(v) => v,
             None => {
-                if !self.has_issuer(token) {
+                let Some(claims) = verify(&self.key, &self.issuer, token)? else {
                     return Ok(None);
-                }
-                let payload = match self.key.verify(token) {
-                    Ok(p) => p,
-                    Err(VerifyError::Malformed) => return Ok(None),
-                    Err(e) => return Err(e.to_string()),
                 };
-                let claims: Claims = serde_json::from_slice(&payload).map_err(|_| {
-                    "service account token claims could not be validated".to_owned()
-                })?;
-                if claims.iss != self.issuer {
-                    return Err(format!(
-                        "token issuer {} is invalid",
-                        exitplan_api::field::go_quote(&claims.iss)
-                    ));
-                }
                 let v = Arc::new(Verified {
                     claims,
                     user: OnceLock::new(),
@@ -205,19 +191,7 @@ impl Authenticator {
                 v
             }
         };
-        let token_audiences = if verified.claims.aud.is_empty() {
-            &self.audiences
-        } else {
-            &verified.claims.aud
-        };
-        let audiences = claims::intersect(token_audiences, requested);
-        if audiences.is_empty() && !self.audiences.is_empty() {
-            return Err(format!(
-                "token audiences {} is invalid for the target audiences {}",
-                claims::quote_list(token_audiences),
-                claims::quote_list(requested)
-            ));
-        }
+        let audiences = audiences_of(&verified.claims, &self.audiences, requested)?;
         let now = state.clock.now().as_second();
         let objects = StoreObjects(&state.store);
         let user = match verified.user.get() {
@@ -235,24 +209,6 @@ impl Authenticator {
             }
         };
         Ok(Some(Authenticated { user, audiences }))
-    }
-
-    /// Upstream's `hasCorrectIssuer`: the unverified payload names our issuer.
-    fn has_issuer(&self, token: &str) -> bool {
-        #[derive(Deserialize)]
-        struct Iss {
-            #[serde(default)]
-            iss: String,
-        }
-        let mut parts = token.split('.');
-        let (Some(_), Some(payload), Some(_), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return false;
-        };
-        base64url_decode(payload)
-            .and_then(|p| serde_json::from_slice::<Iss>(&p).ok())
-            .is_some_and(|i| i.iss == self.issuer)
     }
 
     fn cache_get(&self, hash: &[u8; 32]) -> Option<Arc<Verified>> {
@@ -277,6 +233,70 @@ impl Authenticator {
         }
         cache.insert(hash, verified);
     }
+}
+
+/// Upstream's `hasCorrectIssuer`: the unverified payload names `issuer`.
+fn has_issuer(token: &str, issuer: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Iss {
+        #[serde(default)]
+        iss: String,
+    }
+    let mut parts = token.split('.');
+    let (Some(_), Some(payload), Some(_), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    base64url_decode(payload)
+        .and_then(|p| serde_json::from_slice::<Iss>(&p).ok())
+        .is_some_and(|i| i.iss == issuer)
+}
+
+/// The first half of upstream's `jwtTokenAuthenticator.AuthenticateToken`:
+/// `Ok(None)` when the token is not ours (not a JWS, another issuer);
+/// otherwise its claims if `key` signed it, or the error.
+pub fn verify(key: &SigningKey, issuer: &str, token: &str) -> Result<Option<Claims>, String> {
+    if !has_issuer(token, issuer) {
+        return Ok(None);
+    }
+    let payload = match key.verify(token) {
+        Ok(p) => p,
+        Err(VerifyError::Malformed) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let claims: Claims = serde_json::from_slice(&payload)
+        .map_err(|_| "service account token claims could not be validated".to_owned())?;
+    if claims.iss != issuer {
+        return Err(format!(
+            "token issuer {} is invalid",
+            exitplan_api::field::go_quote(&claims.iss)
+        ));
+    }
+    Ok(Some(claims))
+}
+
+/// The audiences a token is good for among `requested` (upstream: a token
+/// without audiences has the server's, `implicit`); the error when none.
+pub fn audiences_of(
+    claims: &Claims,
+    implicit: &[String],
+    requested: &[String],
+) -> Result<Vec<String>, String> {
+    let token_audiences = if claims.aud.is_empty() {
+        implicit
+    } else {
+        &claims.aud
+    };
+    let audiences = claims::intersect(token_audiences, requested);
+    if audiences.is_empty() && !implicit.is_empty() {
+        return Err(format!(
+            "token audiences {} is invalid for the target audiences {}",
+            claims::quote_list(token_audiences),
+            claims::quote_list(requested)
+        ));
+    }
+    Ok(audiences)
 }
 
 /// The validator's lookups in the store.
@@ -317,4 +337,117 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authn::claims::{Bound, NewToken, Ref};
+
+    fn claims(issuer: &str, audiences: &[&str]) -> Claims {
+        Claims::new(
+            issuer,
+            NewToken {
+                namespace: "ns",
+                service_account: Ref::new("sa", "uid"),
+                bound: Bound::None,
+                expiration_seconds: 600,
+                warn_after: 0,
+                audiences: audiences.iter().map(|a| (*a).to_owned()).collect(),
+                jti: String::new(),
+            },
+            1_700_000_000,
+        )
+    }
+
+    fn signed(key: &SigningKey, claims: &Claims) -> String {
+        key.sign(&serde_json::to_vec(claims).expect("json"))
+            .expect("sign")
+    }
+
+    /// Upstream's `TestTokenGenerateAndValidate` outcomes: ours and valid,
+    /// not ours (no error: other authenticators may know it), or an error.
+    #[test]
+    fn tokens_are_ours_or_not_as_upstream_decides() {
+        let key = SigningKey::generate().expect("key");
+        let other = SigningKey::generate().expect("key");
+        let good = claims(ISSUER, &[ISSUER]);
+        type Want = Result<bool, &'static str>;
+        let cases: Vec<(&str, String, Want)> = vec![
+            ("valid key", signed(&key, &good), Ok(true)),
+            (
+                "invalid issuer",
+                signed(&key, &claims("https://other", &[ISSUER])),
+                Ok(false),
+            ),
+            (
+                "other key",
+                signed(&other, &good),
+                Err("go-jose/go-jose: error in cryptographic primitive"),
+            ),
+            ("not a jwt", "abc".to_owned(), Ok(false)),
+            ("opaque three parts", "a.b.c".to_owned(), Ok(false)),
+        ];
+        for (name, token, want) in cases {
+            let got = verify(&key, ISSUER, &token).map(|c| c.is_some());
+            assert_eq!(got, want.map_err(str::to_owned), "{name}");
+        }
+    }
+
+    /// `authenticator.Audiences` intersection as the JWT authenticator
+    /// applies it.
+    #[test]
+    fn audiences_intersect_or_fail() {
+        let implicit = vec![ISSUER.to_owned()];
+        let s = |v: &[&str]| v.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+        type Case<'a> = (
+            &'a str,
+            Vec<&'a str>,
+            Vec<&'a str>,
+            Result<Vec<&'a str>, String>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "server audience",
+                vec![ISSUER],
+                vec![ISSUER],
+                Ok(vec![ISSUER]),
+            ),
+            (
+                "no audience means the server's",
+                vec![],
+                vec![ISSUER],
+                Ok(vec![ISSUER]),
+            ),
+            (
+                "one of several",
+                vec!["a", "b"],
+                vec!["b", "c"],
+                Ok(vec!["b"]),
+            ),
+            (
+                "disjoint",
+                vec!["a"],
+                vec![ISSUER],
+                Err(format!(
+                    "token audiences [\"a\"] is invalid for the target audiences [\"{ISSUER}\"]"
+                )),
+            ),
+        ];
+        for (name, token, requested, want) in cases {
+            let got = audiences_of(&claims(ISSUER, &token), &implicit, &s(&requested));
+            assert_eq!(got, want.map(|v| s(&v)), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_admin_is_a_master() {
+        let admin = admin_user();
+        assert_eq!(admin.name, ADMIN_USER);
+        assert!(admin.in_group("system:masters"));
+        assert!(admin.in_group("system:authenticated"));
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+    }
 }
