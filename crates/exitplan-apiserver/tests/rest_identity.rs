@@ -14,7 +14,7 @@ use k8s_openapi::api::authentication::v1::{
     BoundObjectReference, SelfSubjectReview, TokenRequest, TokenRequestSpec, TokenReview,
     TokenReviewSpec,
 };
-use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
+use k8s_openapi::api::core::v1::{Node, Pod, ServiceAccount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Api;
 use kube::api::{DeleteParams, PostParams};
@@ -313,6 +313,67 @@ async fn bound_tokens_follow_their_object() {
     assert_eq!(
         (e.code, e.message.as_str()),
         (404, "secrets \"nope\" not found")
+    );
+
+    // A scheduled pod's node goes into the claims; the kubelet's 3607 s
+    // lifetime is extended to a year, warning after 3607 s, as kube-apiserver
+    // does by default, while the status reports the lifetime asked for.
+    let nodes: Api<Node> = Api::all(admin.clone());
+    let node = nodes
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": "n1"}})).expect("node"),
+        )
+        .await
+        .expect("node");
+    let mut scheduled: Pod = serde_json::from_value(pod("placed")).expect("pod");
+    if let Some(spec) = scheduled.spec.as_mut() {
+        spec.service_account_name = Some("robot".into());
+        spec.node_name = Some("n1".into());
+    }
+    pods.create(&PostParams::default(), &scheduled)
+        .await
+        .expect("pod");
+    let tr = TokenRequest {
+        spec: Some(TokenRequestSpec {
+            expiration_seconds: Some(3607),
+            ..bound("Pod", "placed", None)
+        }),
+        ..TokenRequest::default()
+    };
+    let issued = sas
+        .create_token_request("robot", &PostParams::default(), &tr)
+        .await
+        .expect("token");
+    let status = issued.status.expect("status");
+    let placed = status.token.expect("token");
+    let claims: serde_json::Value = serde_json::from_slice(
+        &exitplan_apiserver::authn::jwt::base64url_decode(
+            placed.split('.').nth(1).unwrap_or_default(),
+        )
+        .expect("base64"),
+    )
+    .expect("claims");
+    let iat = claims["iat"].as_i64().unwrap_or_default();
+    assert_eq!(claims["exp"].as_i64(), Some(iat + 365 * 24 * 3600));
+    assert_eq!(
+        claims["kubernetes.io"]["warnafter"].as_i64(),
+        Some(iat + 3607)
+    );
+    assert_eq!(
+        claims["kubernetes.io"]["node"],
+        serde_json::json!({"name": "n1", "uid": node.metadata.uid.unwrap_or_default()})
+    );
+    assert_eq!(
+        status.expiration_timestamp.map(|t| t.0.as_second()),
+        Some(iat + 3607)
+    );
+    let me = whoami(&bearer(&server, &placed))
+        .await
+        .expect("scheduled pod token");
+    assert_eq!(
+        me["extra"]["authentication.kubernetes.io/node-name"][0],
+        "n1"
     );
 
     // Deleting the pod (unscheduled: at once) invalidates the token.
