@@ -3,7 +3,9 @@
 //! `staging/src/k8s.io/apiserver/pkg/endpoints/handlers` over
 //! [`crate::storage`] and [`crate::registry`].
 //!
-//! * [`router`] — path resolution and dispatch; [`auth`] — bearer token.
+//! * [`router`] — path resolution and dispatch; [`auth`] — bearer token
+//!   parsing and public paths (the authenticator is [`crate::authn`]).
+//! * [`review`] — create-only reviews (TokenReview, SelfSubjectReview).
 //! * Verbs: [`get`], [`list`], [`watch`], [`create`], [`update`],
 //!   [`patch`], [`delete`] (with deletecollection).
 //! * Subresources: `status` (through get/update/patch), [`binding`],
@@ -38,6 +40,7 @@ pub mod request;
 pub mod request_info;
 pub mod resourceversion;
 pub mod respond;
+pub mod review;
 pub mod router;
 pub mod scale;
 pub mod service_alloc;
