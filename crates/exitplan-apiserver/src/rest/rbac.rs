@@ -16,6 +16,7 @@ use exitplan_authz::rbac::reconcile::{
     Operation, Reconciled, reconcile_cluster_role, reconcile_cluster_role_binding,
 };
 use exitplan_authz::rbac::{Policy, aggregation, bootstrap, controller_roles};
+use exitplan_authz::{Attributes, Decision, groups};
 
 use super::state::State;
 use crate::registry::{ResourceDef, find};
@@ -92,6 +93,22 @@ impl RbacCache {
             *guard = Some((fingerprint, policy.clone()));
         }
         policy
+    }
+}
+
+/// kube-apiserver's authorizer chain: members of `system:masters` may do
+/// anything (the privileged-groups authorizer, answering with no reason),
+/// everyone else what RBAC allows. RBAC never denies, it only has no
+/// opinion, so a request nobody allowed is forbidden.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RbacAuthorizer;
+
+impl crate::authn::Authorize for RbacAuthorizer {
+    fn authorize(&self, state: &State, attrs: &Attributes) -> Decision {
+        if attrs.user.in_group(groups::SYSTEM_MASTERS) {
+            return Decision::Allow(String::new());
+        }
+        state.rbac.policy(&state.store).authorize(attrs)
     }
 }
 
