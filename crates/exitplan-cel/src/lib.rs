@@ -19,6 +19,7 @@
 //!
 //! Pure: no IO, no clock.
 
+pub mod admission;
 mod check;
 mod compile;
 mod escape;

@@ -35,19 +35,60 @@ impl CelCompileError {
     }
 }
 
+/// The variables an admission expression may use besides `object`,
+/// `oldObject`, `namespaceObject` and `request`
+/// (`OptionalVariableDeclarations`, plus variable composition).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Declarations {
+    /// `params` (a policy with a `paramKind`).
+    pub params: bool,
+    /// `authorizer` and `authorizer.requestResource`.
+    pub authorizer: bool,
+    /// `variables` (a policy with `spec.variables`).
+    pub variables: bool,
+}
+
+/// The result type an expression must have (`ReturnTypes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultType {
+    /// `bool` (match conditions, validations): `must evaluate to bool`.
+    Bool,
+    /// `string` (message expressions): `must evaluate to string`.
+    String,
+    /// `string` or `null` (audit annotation values).
+    StringOrNull,
+    /// Anything (variables).
+    Any,
+}
+
 /// A CEL compiler for admission expressions.
 pub trait AdmissionCel {
-    /// Compiles a `matchConditions[].expression` as kube-apiserver does
-    /// (`validateMatchConditionsExpression`): variables `object`,
-    /// `oldObject`, `request`, `authorizer` (and `params` when `has_params`),
-    /// result type `bool`. `stored` says the expression was already in the
+    /// Compiles `expression` as kube-apiserver's `CompileCELExpression`
+    /// does: `decl` says which optional variables are declared, `result` the
+    /// required result type; `stored` says the expression was already in the
     /// stored object (upstream compiles those in the more lenient
     /// `StoredExpressions` environment).
+    fn compile(
+        expression: &str,
+        decl: &Declarations,
+        result: ResultType,
+        stored: bool,
+    ) -> Result<(), CelCompileError>;
+
+    /// A `matchConditions[].expression` (`validateMatchConditionsExpression`):
+    /// `authorizer` declared, `params` when `has_params`, result `bool`.
     fn compile_match_condition(
         expression: &str,
         has_params: bool,
         stored: bool,
-    ) -> Result<(), CelCompileError>;
+    ) -> Result<(), CelCompileError> {
+        let decl = Declarations {
+            params: has_params,
+            authorizer: true,
+            variables: false,
+        };
+        Self::compile(expression, &decl, ResultType::Bool, stored)
+    }
 }
 
 /// No CEL engine: every expression compiles.
@@ -55,9 +96,10 @@ pub trait AdmissionCel {
 pub struct NoCel;
 
 impl AdmissionCel for NoCel {
-    fn compile_match_condition(
+    fn compile(
         _expression: &str,
-        _has_params: bool,
+        _decl: &Declarations,
+        _result: ResultType,
         _stored: bool,
     ) -> Result<(), CelCompileError> {
         Ok(())

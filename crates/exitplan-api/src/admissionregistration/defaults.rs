@@ -5,7 +5,8 @@
 //! default for `sideEffects` nor `admissionReviewVersions` (both required).
 
 use k8s_openapi::api::admissionregistration::v1::{
-    MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations, ValidatingWebhook,
+    MatchResources, MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations,
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, ValidatingWebhook,
     ValidatingWebhookConfiguration, WebhookClientConfig,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
@@ -83,6 +84,42 @@ pub fn validating_webhook_configuration(c: &mut ValidatingWebhookConfiguration) 
 /// Every default of a MutatingWebhookConfiguration.
 pub fn mutating_webhook_configuration(c: &mut MutatingWebhookConfiguration) {
     c.webhooks.iter_mut().flatten().for_each(mutating_webhook);
+}
+
+/// `SetDefaults_MatchResources`: matchPolicy `Equivalent`, selectors `{}`,
+/// and scope `*` on every rule.
+pub fn match_resources(mr: &mut MatchResources) {
+    mr.match_policy
+        .get_or_insert_with(|| "Equivalent".to_owned());
+    mr.namespace_selector
+        .get_or_insert_with(LabelSelector::default);
+    mr.object_selector
+        .get_or_insert_with(LabelSelector::default);
+    for r in mr
+        .resource_rules
+        .iter_mut()
+        .flatten()
+        .chain(mr.exclude_resource_rules.iter_mut().flatten())
+    {
+        r.scope.get_or_insert_with(|| "*".to_owned());
+    }
+}
+
+/// `SetDefaults_ValidatingAdmissionPolicySpec` (failurePolicy `Fail`) and
+/// the defaults of its matchConstraints.
+pub fn validating_admission_policy(p: &mut ValidatingAdmissionPolicy) {
+    let spec = p.spec.get_or_insert_with(Default::default);
+    spec.failure_policy.get_or_insert_with(|| "Fail".to_owned());
+    if let Some(mc) = spec.match_constraints.as_mut() {
+        match_resources(mc);
+    }
+}
+
+/// The defaults of a binding's matchResources.
+pub fn validating_admission_policy_binding(b: &mut ValidatingAdmissionPolicyBinding) {
+    if let Some(mr) = b.spec.match_resources.as_mut() {
+        match_resources(mr);
+    }
 }
 
 #[cfg(test)]

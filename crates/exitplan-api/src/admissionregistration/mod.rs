@@ -15,6 +15,7 @@
 //! ```
 //!
 //! * [`webhook`] — webhook configuration validation (create and update);
+//! * [`policy`] — ValidatingAdmissionPolicy and binding validation;
 //! * [`defaults`] — `SetDefaults_*` of the v1 types;
 //! * [`cel`] — the seam through which the CEL engine (crate `exitplan-cel`,
 //!   which depends on this crate) compiles `matchConditions`;
@@ -24,10 +25,17 @@
 pub mod cel;
 pub mod defaults;
 pub mod matching;
+pub mod policy;
 pub mod strategy;
 pub mod webhook;
 
 #[cfg(test)]
 mod webhook_tests;
 
-pub use strategy::{MutatingWebhookConfigurationStrategy, ValidatingWebhookConfigurationStrategy};
+#[cfg(test)]
+mod policy_tests;
+
+pub use strategy::{
+    MutatingWebhookConfigurationStrategy, ValidatingAdmissionPolicyBindingStrategy,
+    ValidatingAdmissionPolicyStrategy, ValidatingWebhookConfigurationStrategy,
+};

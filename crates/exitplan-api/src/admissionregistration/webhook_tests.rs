@@ -9,7 +9,7 @@ use k8s_openapi::api::admissionregistration::v1::{
 use serde_json::{Value, json};
 
 use crate::absent::find_absent;
-use crate::admissionregistration::cel::{AdmissionCel, CelCompileError};
+use crate::admissionregistration::cel::{AdmissionCel, CelCompileError, Declarations, ResultType};
 use crate::admissionregistration::strategy::{
     MutatingWebhookConfigurationStrategy, ValidatingWebhookConfigurationStrategy,
 };
@@ -21,9 +21,10 @@ use crate::strategy::testing::{created, edited};
 struct FakeCel;
 
 impl AdmissionCel for FakeCel {
-    fn compile_match_condition(
+    fn compile(
         expression: &str,
-        _has_params: bool,
+        _decl: &Declarations,
+        _result: ResultType,
         stored: bool,
     ) -> Result<(), CelCompileError> {
         match expression {
