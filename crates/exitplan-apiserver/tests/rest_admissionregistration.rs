@@ -166,3 +166,65 @@ async fn webhook_configurations_print_as_tables() {
     assert_eq!(table["rows"][0]["cells"][0], "two");
     assert_eq!(table["rows"][0]["cells"][1], 2);
 }
+
+const VAP: &str = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+const VAPB: &str = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
+
+#[tokio::test(start_paused = true)]
+async fn admission_policies_and_bindings_are_served_and_validated() {
+    let server = server().await;
+    let policy = |validation: &str| {
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+               "metadata": {"name": "replicas"},
+               "spec": {"validations": [{"expression": validation, "messageExpression": "'too many: ' + string(object.spec.replicas)"}],
+                        "matchConstraints": {"resourceRules": [{"operations": ["CREATE", "UPDATE"],
+                            "apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]}]}}})
+    };
+    let (code, e) = call(
+        &server,
+        "POST",
+        VAP,
+        &policy("object.spec.replicas <= params.max"),
+    )
+    .await;
+    assert_eq!(code, 422, "{e}");
+    let message = e["message"].as_str().expect("message");
+    assert!(
+        message.contains("spec.validations[0].expression: Invalid value: \"object.spec.replicas <= params.max\": compilation failed: ERROR: <input>:1:25: undeclared reference to 'params' (in container '')"),
+        "{message}"
+    );
+
+    let (code, p) = call(&server, "POST", VAP, &policy("object.spec.replicas <= 5")).await;
+    assert_eq!(code, 201, "{p}");
+    assert_eq!(p["spec"]["failurePolicy"], "Fail");
+    assert_eq!(p["spec"]["matchConstraints"]["matchPolicy"], "Equivalent");
+    assert_eq!(
+        p["spec"]["matchConstraints"]["resourceRules"][0]["scope"],
+        "*"
+    );
+    assert_eq!(p["metadata"]["generation"], 1);
+
+    // `/status` writes only the status.
+    let mut status = p.clone();
+    status["spec"]["failurePolicy"] = json!("Ignore");
+    status["status"] = json!({"observedGeneration": 1, "typeChecking": {"expressionWarnings": [
+        {"fieldRef": "spec.validations[0].expression", "warning": "checked"}]}});
+    let (code, s) = call(&server, "PUT", &format!("{VAP}/replicas/status"), &status).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["spec"]["failurePolicy"], "Fail");
+    assert_eq!(s["status"]["observedGeneration"], 1);
+
+    let binding = |actions: Value| {
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+               "metadata": {"name": "replicas"},
+               "spec": {"policyName": "replicas", "validationActions": actions}})
+    };
+    let (code, e) = call(&server, "POST", VAPB, &binding(json!(["Deny", "Warn"]))).await;
+    assert_eq!(code, 422, "{e}");
+    assert_eq!(
+        e["message"],
+        "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"replicas\" is invalid: spec.validationActions: Invalid value: [\"Deny\",\"Warn\"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"
+    );
+    let (code, b) = call(&server, "POST", VAPB, &binding(json!(["Deny"]))).await;
+    assert_eq!(code, 201, "{b}");
+}
