@@ -12,13 +12,17 @@
 //!   (a missing namespace is a 404);
 //! * [`object_selector_matches`] — `object.Matcher`: the new or the old object.
 //!
-//! Order of use (`ShouldCallHook`): the namespace selector, the object
-//! selector, then the rules; selector errors are reported only when a rule
-//! matched. `matchConditions` (CEL) come after, in the caller.
+//! [`should_call_hook`] puts them together in `ShouldCallHook`'s order: the
+//! namespace selector, the object selector, then the rules; selector errors
+//! are reported only when a rule matched. `matchConditions` (CEL) come
+//! after, in the caller; so does the exemption of the admission
+//! configuration kinds themselves ([`is_exempt_admission_configuration_resource`]).
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::admissionregistration::v1::RuleWithOperations;
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingWebhook, RuleWithOperations, ValidatingWebhook,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde_json::Value;
 
@@ -254,6 +258,73 @@ pub fn object_selector_matches(
             .is_some_and(|v| sel.matches(labels_of(v).as_ref()))
     };
     Ok(matches(object) || matches(old_object))
+}
+
+/// What [`should_call_hook`] reads of a webhook.
+#[derive(Clone, Copy, Debug)]
+pub struct HookMatch<'a> {
+    /// `rules`.
+    pub rules: &'a [RuleWithOperations],
+    /// `matchPolicy` (`Equivalent` after defaulting).
+    pub match_policy: Option<&'a str>,
+    /// `namespaceSelector`.
+    pub namespace_selector: Option<&'a LabelSelector>,
+    /// `objectSelector`.
+    pub object_selector: Option<&'a LabelSelector>,
+}
+
+impl<'a> From<&'a ValidatingWebhook> for HookMatch<'a> {
+    fn from(h: &'a ValidatingWebhook) -> Self {
+        HookMatch {
+            rules: h.rules.as_deref().unwrap_or_default(),
+            match_policy: h.match_policy.as_deref(),
+            namespace_selector: h.namespace_selector.as_ref(),
+            object_selector: h.object_selector.as_ref(),
+        }
+    }
+}
+
+impl<'a> From<&'a MutatingWebhook> for HookMatch<'a> {
+    fn from(h: &'a MutatingWebhook) -> Self {
+        HookMatch {
+            rules: h.rules.as_deref().unwrap_or_default(),
+            match_policy: h.match_policy.as_deref(),
+            namespace_selector: h.namespace_selector.as_ref(),
+            object_selector: h.object_selector.as_ref(),
+        }
+    }
+}
+
+/// `ShouldCallHook` without `matchConditions`: `Ok(Some(resource))` when
+/// the webhook is called (with that resource: the request's own, or an
+/// equivalent one), `Ok(None)` when it is not, `Err` when a rule matched
+/// but a selector could not be evaluated (500 for an invalid selector, 404
+/// for a missing namespace). `object`/`old_object` are the request's new
+/// and old objects; `namespace_labels` looks up a stored Namespace's
+/// labels (see [`namespace_selector_matches`]).
+pub fn should_call_hook(
+    hook: &HookMatch<'_>,
+    attrs: &RequestAttributes<'_>,
+    object: Option<&Value>,
+    old_object: Option<&Value>,
+    equivalents: &[GroupVersionResource],
+    namespace_labels: impl FnOnce(&str) -> Option<Option<BTreeMap<String, String>>>,
+) -> Result<Option<GroupVersionResource>, SelectorMatchError> {
+    let ns = namespace_selector_matches(hook.namespace_selector, attrs, object, namespace_labels);
+    if ns == Ok(false) {
+        return Ok(None);
+    }
+    let obj = object_selector_matches(hook.object_selector, object, old_object);
+    if obj == Ok(false) {
+        return Ok(None);
+    }
+    let Some(resource) = invocation_resource(hook.rules, hook.match_policy, attrs, equivalents)
+    else {
+        return Ok(None);
+    };
+    ns?;
+    obj?;
+    Ok(Some(resource))
 }
 
 /// `IsExemptAdmissionConfigurationResource`: requests for the admission
@@ -765,6 +836,98 @@ mod tests {
             Ok(true),
             "empty selector"
         );
+    }
+
+    /// `ShouldCallHook`'s order: a selector that does not match skips the
+    /// webhook; a selector error only matters when a rule matched.
+    #[test]
+    fn should_call_hook_table() {
+        let hook: ValidatingWebhook = serde_json::from_value(json!({
+            "name": "h.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+            "clientConfig": {"url": "https://h.example.com"}, "matchPolicy": "Equivalent",
+            "namespaceSelector": {"matchLabels": {"team": "a"}},
+            "objectSelector": {"matchExpressions": [{"key": "skip", "operator": "DoesNotExist"}]},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["pods", "pods/eviction"], "scope": "*"}]
+        }))
+        .expect("hook");
+        let team = |name: &str| match name {
+            "a" => Some(Some(BTreeMap::from([("team".into(), "a".into())]))),
+            "b" => Some(Some(BTreeMap::from([("team".into(), "b".into())]))),
+            _ => None,
+        };
+        let attrs =
+            |op: &'static str, resource: &'static str, sub: &'static str, ns: &'static str| {
+                RequestAttributes {
+                    operation: op,
+                    group: "",
+                    version: "v1",
+                    resource,
+                    subresource: sub,
+                    namespace: ns,
+                }
+            };
+        let pod = json!({"metadata": {"name": "p"}});
+        let skipped = json!({"metadata": {"name": "p", "labels": {"skip": "yes"}}});
+        let pods = GroupVersionResource::new("", "v1", "pods");
+        type Want = Result<Option<GroupVersionResource>, SelectorMatchError>;
+        let cases: Vec<(&str, RequestAttributes<'_>, Option<&Value>, Want)> = vec![
+            (
+                "called",
+                attrs("CREATE", "pods", "", "a"),
+                Some(&pod),
+                Ok(Some(pods.clone())),
+            ),
+            (
+                "other team's namespace",
+                attrs("CREATE", "pods", "", "b"),
+                Some(&pod),
+                Ok(None),
+            ),
+            (
+                "object opted out",
+                attrs("CREATE", "pods", "", "a"),
+                Some(&skipped),
+                Ok(None),
+            ),
+            (
+                "no rule for updates",
+                attrs("UPDATE", "pods", "", "a"),
+                Some(&pod),
+                Ok(None),
+            ),
+            (
+                "eviction subresource (the Eviction is the object)",
+                attrs("CREATE", "pods", "eviction", "a"),
+                Some(&pod),
+                Ok(Some(pods.clone())),
+            ),
+            (
+                "no object: the object selector cannot match",
+                attrs("CREATE", "pods", "eviction", "a"),
+                None,
+                Ok(None),
+            ),
+            (
+                "missing namespace, rule matches",
+                attrs("CREATE", "pods", "", "gone"),
+                Some(&pod),
+                Err(SelectorMatchError::NamespaceNotFound("gone".into())),
+            ),
+            (
+                "missing namespace, no rule matches",
+                attrs("CREATE", "configmaps", "", "gone"),
+                Some(&pod),
+                Ok(None),
+            ),
+        ];
+        for (name, a, object, want) in cases {
+            assert_eq!(
+                should_call_hook(&HookMatch::from(&hook), &a, object, None, &[], team),
+                want,
+                "{name}"
+            );
+        }
     }
 
     #[test]
