@@ -427,3 +427,59 @@ fn policy_strategies_default_and_validate() {
         Some("Equivalent")
     );
 }
+
+/// `TestValidateValidatingAdmissionPolicyUpdate`: stored match conditions
+/// are not revalidated while paramKind and matchConditions are unchanged.
+#[test]
+fn validate_policy_update_table() {
+    let with = |conditions: Value, param_kind: Value| {
+        let mut spec = json!({"failurePolicy": "Fail", "validations": [{"expression": "true"}],
+                              "matchConstraints": {"matchPolicy": "Exact", "namespaceSelector": {},
+                                  "objectSelector": {}, "resourceRules": [rule(json!(["CREATE"]))]},
+                              "matchConditions": conditions});
+        if !param_kind.is_null() {
+            spec["paramKind"] = param_kind;
+        }
+        let p: ValidatingAdmissionPolicy = serde_json::from_value(policy(spec)).expect("decodes");
+        p
+    };
+    let stored_params = json!([{"name": "p", "expression": "params.x"}]);
+    let cases: Vec<(
+        &str,
+        ValidatingAdmissionPolicy,
+        ValidatingAdmissionPolicy,
+        &str,
+    )> = vec![
+        (
+            "unchanged match conditions are kept",
+            with(stored_params.clone(), Value::Null),
+            with(stored_params.clone(), Value::Null),
+            "",
+        ),
+        (
+            "changed match conditions are validated",
+            with(
+                json!([{"name": "q", "expression": "params.y"}]),
+                Value::Null,
+            ),
+            with(stored_params.clone(), Value::Null),
+            "spec.matchConditions[0].expression: Invalid value: \"params.y\": undeclared reference to 'params'",
+        ),
+        (
+            "a removed paramKind revalidates the match conditions",
+            with(stored_params.clone(), Value::Null),
+            with(
+                stored_params,
+                json!({"apiVersion": "v1", "kind": "ConfigMap"}),
+            ),
+            "undeclared reference to 'params'",
+        ),
+    ];
+    for (name, new, old, want) in cases {
+        assert_case(
+            name,
+            &validate_policy_update::<FakeCel>(&new, &old).to_string(),
+            want,
+        );
+    }
+}
