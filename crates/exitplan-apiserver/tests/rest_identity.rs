@@ -414,6 +414,43 @@ async fn impersonation_is_for_masters_until_rbac() {
             "extra": {"scopes": ["view"]},
         })
     );
+    // Upstream's group rules: anonymous gets system:unauthenticated; a
+    // given system:authenticated or system:unauthenticated is not doubled.
+    let cases = [
+        (
+            vec![("impersonate-user", "system:anonymous")],
+            vec!["system:unauthenticated"],
+        ),
+        (
+            vec![
+                ("impersonate-user", "jane"),
+                ("impersonate-group", "system:authenticated"),
+            ],
+            vec!["system:authenticated"],
+        ),
+        (
+            vec![
+                ("impersonate-user", "jane"),
+                ("impersonate-group", "system:unauthenticated"),
+            ],
+            vec!["system:unauthenticated"],
+        ),
+        (
+            vec![
+                ("impersonate-user", "system:serviceaccount:default:robot"),
+                ("impersonate-group", "devs"),
+            ],
+            vec!["devs", "system:authenticated"],
+        ),
+    ];
+    for (headers, groups) in cases {
+        let headers: Vec<(&'static str, String)> =
+            headers.iter().map(|(k, v)| (*k, (*v).to_owned())).collect();
+        let me = whoami(&with_headers(&server, headers.clone()))
+            .await
+            .expect("impersonated");
+        assert_eq!(me["groups"], serde_json::json!(groups), "{headers:?}");
+    }
     // A service account user gets its groups unless groups are given.
     let as_sa = with_headers(
         &server,
