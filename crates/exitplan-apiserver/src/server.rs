@@ -16,7 +16,7 @@ use std::time::Duration;
 use axum::Router;
 use serde_json::json;
 
-use crate::authn::{Authenticator, Authorize, MastersOnly, SigningKey};
+use crate::authn::{Authenticator, Authorize, SigningKey};
 use crate::clock::{SharedClock, SystemClock};
 use crate::registry::find;
 use crate::rest::State;
@@ -103,7 +103,8 @@ impl ServerBuilder {
         self
     }
 
-    /// The authorizer impersonation asks (default: [`MastersOnly`]).
+    /// The authorizer every request (and each impersonation) is checked
+    /// against (default: `system:masters`, then RBAC).
     pub fn authorizer(mut self, authorizer: Arc<dyn Authorize>) -> Self {
         self.authorizer = Some(authorizer);
         self
@@ -129,8 +130,12 @@ impl ServerBuilder {
             service_writes: tokio::sync::Mutex::new(()),
             registry: crate::registry::Registry::new(),
             crd_sync: tokio::sync::Mutex::new(()),
+            rbac: crate::rest::rbac::RbacCache::default(),
+            rbac_aggregation: tokio::sync::Mutex::new(()),
             authn: Authenticator::new(key),
-            authorizer: self.authorizer.unwrap_or_else(|| Arc::new(MastersOnly)),
+            authorizer: self
+                .authorizer
+                .unwrap_or_else(|| Arc::new(crate::rest::rbac::RbacAuthorizer)),
         });
         let server = Server {
             state,
@@ -194,6 +199,7 @@ impl Server {
             }
         }
         self.bootstrap_priority_classes().await?;
+        crate::rest::rbac::bootstrap(&self.state).await;
         crate::rest::crd::sync(&self.state).await;
         Ok(())
     }

@@ -58,7 +58,23 @@ async fn kubectl_tokens_whoami_and_impersonation() {
         table.contains("system:serviceaccount:default:robot"),
         "{table}"
     );
-    // Not authorized yet: the token may do what the admin may.
+    // RBAC: nothing granted yet, then `view` through a RoleBinding.
+    let err = c.fails(&[&flag, "get", "pods"]).await;
+    assert_eq!(
+        err,
+        "Error from server (Forbidden): pods is forbidden: User \"system:serviceaccount:default:robot\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\"\n"
+    );
+    c.ok(
+        &[
+            "create",
+            "rolebinding",
+            "robot-view",
+            "--clusterrole=view",
+            "--serviceaccount=default:robot",
+        ],
+        None,
+    )
+    .await;
     c.ok(&[&flag, "get", "pods"], None).await;
 
     // Bound to a secret: the token dies with it.

@@ -138,8 +138,29 @@ async fn service_account_tokens_authenticate_until_expiry_or_deletion() {
         .unwrap_or_default()
         .to_owned();
     assert!(credential.starts_with("JTI="), "{me}");
-    // Authorization is not enforced yet: the token can read.
+    // RBAC: nothing is granted to the account yet, so listing is forbidden
+    // with kube-apiserver's message; a RoleBinding to `view` allows it.
     let pods: Api<Pod> = Api::default_namespaced(robot.clone());
+    match pods.list(&Default::default()).await {
+        Err(kube::Error::Api(s)) => {
+            assert_eq!(s.code, 403);
+            assert_eq!(
+                s.message,
+                r#"pods is forbidden: User "system:serviceaccount:default:robot" cannot list resource "pods" in API group "" in the namespace "default""#
+            );
+        }
+        other => panic!("list without a binding: {other:?}"),
+    }
+    let binding: k8s_openapi::api::rbac::v1::RoleBinding = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "robot-view"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "ServiceAccount", "name": "robot", "namespace": "default"}],
+    }))
+    .expect("binding");
+    Api::<k8s_openapi::api::rbac::v1::RoleBinding>::default_namespaced(admin.clone())
+        .create(&Default::default(), &binding)
+        .await
+        .expect("bind");
     pods.list(&Default::default()).await.expect("list as robot");
 
     // TokenReview: the server's audience by default; another audience fails.

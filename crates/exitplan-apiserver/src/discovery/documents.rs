@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(pods["shortNames"], json!(["po"]));
         assert_eq!(pods["categories"], json!(["all"]));
         assert_eq!(pods["singularName"], "pod");
-        assert!(resource_list(&builtin(), "rbac.authorization.k8s.io", "v1").is_none());
+        assert!(resource_list(&builtin(), "node.k8s.io", "v1").is_none());
     }
 
     #[test]
@@ -493,6 +493,7 @@ mod tests {
                 "batch",
                 "networking.k8s.io",
                 "policy",
+                "rbac.authorization.k8s.io",
                 "storage.k8s.io",
                 "scheduling.k8s.io",
                 "coordination.k8s.io",
@@ -507,7 +508,7 @@ mod tests {
             "lifecycle.k8s.io/v1alpha1"
         );
         assert_eq!(lifecycle["kind"], "APIGroup");
-        assert!(group(&builtin(), "rbac.authorization.k8s.io").is_none());
+        assert!(group(&builtin(), "node.k8s.io").is_none());
         // The create-only reviews (kube-apiserver's entries).
         let authn = resource_list(&builtin(), "authentication.k8s.io", "v1").expect("served");
         assert_eq!(

@@ -11,7 +11,8 @@
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`], [`scale`], [`token`].
 //! * [`crd`] — the CRD controllers, run after every CRD write.
-//! * Shared: [`errors`] (Status texts), [`query`], [`request`],
+//! * [`rbac`] — the RBAC policy snapshot, default roles, ClusterRole aggregation.
+//! * Shared: [`errors`] (Status texts), [`query`], [`request`], [`request_info`],
 //!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
 
@@ -34,7 +35,9 @@ pub mod patch;
 pub mod priority;
 pub mod protobuf;
 pub mod query;
+pub mod rbac;
 pub mod request;
+pub mod request_info;
 pub mod resourceversion;
 pub mod respond;
 pub mod review;

@@ -54,9 +54,12 @@ async fn dispatch(AxState(state): AxState<Arc<State>>, req: Request) -> Response
     } else {
         match identify(&state, &req) {
             Err(refusal) => refusal.into_response(),
-            Ok(user) => match route(state, req, user).await {
-                Ok(r) => r,
+            Ok(user) => match authorize(&state, &req, &user) {
                 Err(e) => e.into_response(),
+                Ok(()) => match route(state, req, user).await {
+                    Ok(r) => r,
+                    Err(e) => e.into_response(),
+                },
             },
         }
     };
@@ -82,6 +85,26 @@ fn identify(state: &State, req: &Request) -> Result<Arc<UserInfo>, impersonation
         .path_and_query()
         .map_or_else(|| req.uri().path(), |p| p.as_str());
     impersonation::impersonate(state, state.authorizer.as_ref(), user, req.headers(), uri)
+}
+
+/// Whether `user` may do what `req` asks (kube-apiserver's
+/// `WithAuthorization` filter): a 403 with upstream's message otherwise.
+fn authorize(state: &State, req: &Request, user: &Arc<UserInfo>) -> Result<(), ApiError> {
+    let mut attrs =
+        super::request_info::attributes(req.method(), req.uri().path(), req.uri().query());
+    attrs.user = UserInfo::clone(user);
+    let decision = state.authorizer.authorize(state, &attrs);
+    if decision.allowed() {
+        return Ok(());
+    }
+    tracing::debug!(user = %attrs.user.name, verb = %attrs.verb, resource = %attrs.resource, namespace = %attrs.namespace, "forbidden");
+    let f = exitplan_authz::Forbidden::for_request(&attrs, decision.reason());
+    Err(super::errors::forbidden(
+        &f.group,
+        &f.resource,
+        &f.name,
+        &f.detail,
+    ))
 }
 
 /// A watch's response, counted in `gauge` until its body is dropped (the
@@ -228,9 +251,15 @@ async fn handle(
         && call.def.group == "apiextensions.k8s.io"
         && method != Method::GET
         && !call.query.dry_run().unwrap_or(false);
+    let writes_cluster_roles = super::rbac::writes_cluster_roles(call.def)
+        && method != Method::GET
+        && !call.query.dry_run().unwrap_or(false);
     let result = dispatch_verb(&call, &method, sub.as_deref()).await;
     if writes_crds && result.is_ok() {
         super::crd::sync(&call.state).await;
+    }
+    if writes_cluster_roles && result.is_ok() {
+        super::rbac::aggregate(&call.state).await;
     }
     result
 }

@@ -38,6 +38,10 @@ pub struct State {
     pub registry: Registry,
     /// Held while the CRD controllers run ([`super::crd::sync`]).
     pub crd_sync: tokio::sync::Mutex<()>,
+    /// The RBAC policy snapshot requests are authorized against.
+    pub rbac: super::rbac::RbacCache,
+    /// Held while ClusterRoles are aggregated ([`super::rbac::aggregate`]).
+    pub rbac_aggregation: tokio::sync::Mutex<()>,
     /// Authenticates bearer tokens; holds the service account signing key.
     pub authn: crate::authn::Authenticator,
     /// Authorizes impersonation (and, with RBAC, every request).
