@@ -28,6 +28,7 @@ const PACKAGES: &[&str] = &[
     "api/admissionregistration/v1",
     "api/apps/v1",
     "api/authentication/v1",
+    "api/authorization/v1",
     "api/autoscaling/v1",
     "api/batch/v1",
     "api/coordination/v1",
