@@ -2,10 +2,10 @@
 //! through a cooperative eviction (a drain: EvictionRequests, Evictions, the
 //! imperative evictor's `pods/eviction`) and a Job whose pod failure policy
 //! ignores the disruption, then the Job's deletion (the garbage collector):
-//! every request each component sends is checked against its role, as
-//! kube-apiserver's RBAC authorizer checks it (upstream's request
-//! attributes, `exitplan_apiserver::rest::request_info`), and none may be
-//! refused.
+//! every request each component sends is authorized as the server's RBAC
+//! authorizer does (`exitplan_authz::rbac::Policy` over the request's
+//! attributes, `exitplan_apiserver::rest::request_info`) against the
+//! sender's own role, and none may be refused.
 
 mod support;
 
@@ -16,14 +16,14 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
 use serde_json::json;
 
 use exitplan_apiserver::rest::request_info::attributes;
 use exitplan_apiserver::server::Server;
-use exitplan_authz::Attributes;
-use exitplan_runtime::identity::{ALL as IDENTITIES, Identity};
+use exitplan_authz::rbac::{Policy, aggregation, bootstrap};
+use exitplan_authz::{Attributes, UserInfo};
+use exitplan_runtime::identity::{ALL as IDENTITIES, Identity, NAMESPACE};
 use exitplan_runtime::runtime::{ClientFor, Component};
 use support::{Cluster, eventually};
 
@@ -54,49 +54,27 @@ fn logging_clients(log: Log) -> impl FnOnce(&Server) -> ClientFor {
     }
 }
 
-/// `pkg/apis/rbac.VerbMatches` & co.: whether `rules` grant the resource
-/// request `a`.
-fn allows(rules: &[PolicyRule], a: &Attributes) -> bool {
-    let has = |list: Option<&Vec<String>>, want: &str| {
-        list.is_some_and(|l| l.iter().any(|x| x == "*" || x == want))
-    };
-    let combined = if a.subresource.is_empty() {
-        a.resource.clone()
-    } else {
-        format!("{}/{}", a.resource, a.subresource)
-    };
-    rules.iter().any(|r| {
-        has(Some(&r.verbs), &a.verb)
-            && has(r.api_groups.as_ref(), &a.api_group)
-            && r.resources.as_ref().is_some_and(|l| {
-                l.iter().any(|x| {
-                    x == "*"
-                        || *x == combined
-                        || (a.subresource.is_empty() && x == "*/*")
-                        || (!a.subresource.is_empty() && *x == format!("*/{}", a.subresource))
-                })
-            })
-    })
-}
-
-/// The non-resource URLs every authenticated user may GET
-/// (`system:discovery`, `system:public-info-viewer`).
-fn discovery(a: &Attributes) -> bool {
-    a.verb == "get"
-        && ([
-            "/api",
-            "/apis",
-            "/healthz",
-            "/livez",
-            "/readyz",
-            "/version",
-            "/version/",
-            "/openapi",
-        ]
-        .contains(&a.path.as_str())
-            || ["/api/", "/apis/", "/openapi/"]
-                .iter()
-                .any(|p| a.path.starts_with(p)))
+/// The RBAC policy of a server holding the default roles (discovery for
+/// every authenticated user) and the identities' own roles and bindings —
+/// ours alone, not upstream's broader controller roles the server also
+/// bootstraps under three of the names, so the check is least privilege.
+fn policy() -> Policy {
+    let mut roles = bootstrap::cluster_roles();
+    for (name, rules) in aggregation::aggregate(&roles) {
+        if let Some(r) = roles
+            .iter_mut()
+            .find(|r| r.metadata.name.as_deref() == Some(name.as_str()))
+        {
+            r.rules = Some(rules);
+        }
+    }
+    let mut bindings = bootstrap::cluster_role_bindings();
+    for id in IDENTITIES {
+        let o = id.objects();
+        roles.push(o.cluster_role);
+        bindings.push(o.cluster_role_binding);
+    }
+    Policy::new(vec![], vec![], roles, bindings)
 }
 
 fn describe(a: &Attributes) -> String {
@@ -266,14 +244,15 @@ async fn every_component_under_its_own_role() {
     .await;
 
     let log = log.lock().expect("log").clone();
+    let policy = policy();
     let denied: Vec<String> = log
         .iter()
         .filter(|(id, a)| {
-            if a.resource_request {
-                !allows(&id.rules(), a)
-            } else {
-                !discovery(a)
-            }
+            let attrs = Attributes {
+                user: UserInfo::service_account(NAMESPACE, id.service_account(), "uid"),
+                ..a.clone()
+            };
+            !policy.authorize(&attrs).allowed()
         })
         .map(|(id, a)| format!("{} may not {}", id.username(), describe(a)))
         .collect();

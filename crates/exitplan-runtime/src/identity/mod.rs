@@ -331,16 +331,48 @@ mod tests {
         }
     }
 
-    fn has(list: Option<&Vec<String>>, want: &str) -> bool {
-        list.is_some_and(|l| l.iter().any(|x| x == "*" || x == want))
+    /// Whether `rules` allow `call`, as the server's RBAC authorizer
+    /// matches one rule (`exitplan_authz::rbac::rule::rules_allow`).
+    fn allows(rules: &[PolicyRule], (verb, group, resource): Call) -> bool {
+        let (resource, subresource) = resource.split_once('/').unwrap_or((resource, ""));
+        let attrs = exitplan_authz::Attributes {
+            verb: verb.to_owned(),
+            resource_request: true,
+            namespace: "default".to_owned(),
+            api_group: group.to_owned(),
+            resource: resource.to_owned(),
+            subresource: subresource.to_owned(),
+            name: "x".to_owned(),
+            ..exitplan_authz::Attributes::default()
+        };
+        exitplan_authz::rbac::rule::rules_allow(&attrs, rules)
     }
 
-    fn allows(rules: &[PolicyRule], (verb, group, resource): Call) -> bool {
-        rules.iter().any(|r| {
-            has(Some(&r.verbs), verb)
-                && has(r.api_groups.as_ref(), group)
-                && has(r.resources.as_ref(), resource)
-        })
+    /// The roles the server bootstraps under the same names (upstream's
+    /// controller roles) grant everything ours do, so the union the
+    /// reconciliation stores is upstream's role.
+    #[test]
+    fn upstream_roles_cover_ours() {
+        let upstream = exitplan_authz::rbac::controller_roles::controller_roles();
+        let mut shared = 0;
+        for id in ALL {
+            let Some(theirs) = upstream
+                .iter()
+                .find(|r| r.metadata.name.as_deref() == Some(id.role_name().as_str()))
+            else {
+                continue;
+            };
+            shared += 1;
+            let (covered, missing) = exitplan_authz::rbac::escalation::covers(
+                theirs.rules.as_deref().unwrap_or_default(),
+                &id.rules(),
+            );
+            assert!(covered, "{id:?}: upstream's role lacks {missing:?}");
+        }
+        assert_eq!(
+            shared, 3,
+            "job-controller, disruption-controller, generic-garbage-collector"
+        );
     }
 
     #[test]

@@ -1,17 +1,19 @@
 //! Putting identities in place on a server, with an admin client: their
 //! ServiceAccounts, ClusterRoles and ClusterRoleBindings (created when
-//! absent, brought back to the code's rules when they differ, so restarts
-//! and upgrades are idempotent, as upstream's bootstrap-policy
-//! reconciliation), and their bearer tokens (TokenRequest), kept fresh.
+//! absent, reconciled as upstream's bootstrap policy, so restarts are
+//! idempotent), and their bearer tokens (TokenRequest), kept fresh.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use exitplan_authz::rbac::reconcile::{
+    Operation, Reconciled, reconcile_cluster_role, reconcile_cluster_role_binding,
+};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-use kube::api::{Api, PostParams};
+use kube::api::{Api, DeleteParams, PostParams};
 
 use super::{Identity, NAMESPACE};
 
@@ -27,61 +29,69 @@ const REFRESH_AT: Duration = Duration::from_secs(TOKEN_EXPIRATION_SECONDS.unsign
 /// the remaining fifth of their lifetime).
 const RETRY_AFTER: Duration = Duration::from_secs(10);
 
-/// Creates or reconciles the ServiceAccount, ClusterRole and
-/// ClusterRoleBinding of every identity in `identities`, with `admin`.
+/// Creates the ServiceAccount of every identity in `identities` and
+/// reconciles its ClusterRole and ClusterRoleBinding with `admin`, as
+/// kube-apiserver's bootstrap-roles hook reconciles the default policy
+/// (`exitplan_authz::rbac::reconcile`): missing objects are created,
+/// missing rules and subjects added, extra ones kept, objects annotated
+/// `rbac.authorization.kubernetes.io/autoupdate: "false"` left alone. So a
+/// role the server also bootstraps (upstream's `system:controller:job-controller`,
+/// which grants more than ours) does not flap between the two at restarts.
 pub async fn ensure(admin: &kube::Client, identities: &[Identity]) -> Result<(), kube::Error> {
     let accounts: Api<ServiceAccount> = Api::namespaced(admin.clone(), NAMESPACE);
     let roles: Api<ClusterRole> = Api::all(admin.clone());
     let bindings: Api<ClusterRoleBinding> = Api::all(admin.clone());
     for id in identities {
         let o = id.objects();
-        create_if_absent(&accounts, &o.service_account, |_, _| None).await?;
-        create_if_absent(&roles, &o.cluster_role, |want, have| {
-            (want.rules != have.rules).then(|| ClusterRole {
-                rules: want.rules.clone(),
-                ..have.clone()
-            })
-        })
-        .await?;
-        create_if_absent(&bindings, &o.cluster_role_binding, |want, have| {
-            // roleRef is immutable: the names make it the same.
-            (want.subjects != have.subjects).then(|| ClusterRoleBinding {
-                subjects: want.subjects.clone(),
-                ..have.clone()
-            })
-        })
-        .await?;
+        match accounts
+            .create(&PostParams::default(), &o.service_account)
+            .await
+        {
+            Ok(_) => tracing::info!(account = id.service_account(), "ServiceAccount created"),
+            Err(kube::Error::Api(s)) if s.code == 409 => {}
+            Err(e) => return Err(e),
+        }
+        let name = id.role_name();
+        let existing = roles.get_opt(&name).await?;
+        let r = reconcile_cluster_role(existing.as_ref(), &o.cluster_role, false);
+        write(&roles, &name, r).await?;
+        let existing = bindings.get_opt(&name).await?;
+        let r = reconcile_cluster_role_binding(existing.as_ref(), &o.cluster_role_binding, false);
+        write(&bindings, &name, r).await?;
     }
     Ok(())
 }
 
-/// Creates `want`; when it exists, replaces it with what `reconcile(want,
-/// existing)` returns, if anything.
-async fn create_if_absent<K>(
-    api: &Api<K>,
-    want: &K,
-    reconcile: impl Fn(&K, &K) -> Option<K>,
-) -> Result<(), kube::Error>
+/// Carries out one reconciliation of the object `name`.
+async fn write<K>(api: &Api<K>, name: &str, r: Reconciled<K>) -> Result<(), kube::Error>
 where
     K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
     K::DynamicType: Default,
 {
-    let name = want.meta().name.clone().unwrap_or_default();
-    match api.create(&PostParams::default(), want).await {
-        Ok(_) => {
-            tracing::info!(kind = %K::kind(&Default::default()), %name, "created");
-            Ok(())
-        }
-        Err(kube::Error::Api(s)) if s.code == 409 => {
-            let have = api.get(&name).await?;
-            if let Some(updated) = reconcile(want, &have) {
-                api.replace(&name, &PostParams::default(), &updated).await?;
-                tracing::info!(kind = %K::kind(&Default::default()), %name, "reconciled");
-            }
-            Ok(())
-        }
-        Err(e) => Err(e),
+    let kind = K::kind(&Default::default()).into_owned();
+    if r.protected {
+        tracing::info!(%kind, %name, "not reconciled: autoupdate is false");
+        return Ok(());
     }
+    let pp = PostParams::default();
+    match r.operation {
+        Operation::None => return Ok(()),
+        Operation::Create => match api.create(&pp, &r.object).await {
+            // Created meanwhile (another replica): the next start reconciles.
+            Err(kube::Error::Api(s)) if s.code == 409 => return Ok(()),
+            other => other.map(|_| ())?,
+        },
+        Operation::Update => api.replace(name, &pp, &r.object).await.map(|_| ())?,
+        Operation::Recreate => {
+            api.delete(name, &DeleteParams::default()).await?;
+            let mut fresh = r.object;
+            fresh.meta_mut().resource_version = None;
+            fresh.meta_mut().uid = None;
+            api.create(&pp, &fresh).await.map(|_| ())?;
+        }
+    }
+    tracing::info!(%kind, %name, operation = ?r.operation, "reconciled");
+    Ok(())
 }
 
 /// The bearer tokens of a set of identities (TokenRequests of their
