@@ -160,7 +160,7 @@ impl Tokens {
                     "token",
                     id.service_account(),
                     &PostParams::default(),
-                    &serde_json::to_vec(&request).map_err(kube::Error::SerdeError)?,
+                    &request,
                 )
                 .await?;
             let Some(token) = answer.status.and_then(|s| s.token) else {

@@ -207,14 +207,14 @@ impl Cluster {
     }
 
     /// Like [`Cluster::start`], but each component (and the simulated
-    /// nodes, and the shared informers) on its own client, `clients(&server)`
-    /// of its identity, as `exitplan up` runs them; `cluster.client` stays
-    /// the admin's.
-    pub async fn start_as(
-        components: &[Component],
-        nodes: &[&str],
-        clients: impl FnOnce(&Server) -> exitplan_runtime::runtime::ClientFor,
-    ) -> Cluster {
+    /// nodes, and the shared informers) on its own client, of its identity
+    /// from `clients(server, admin client)`, as `exitplan up` runs them;
+    /// `cluster.client` stays the admin's.
+    pub async fn start_as<F, Fut>(components: &[Component], nodes: &[&str], clients: F) -> Cluster
+    where
+        F: FnOnce(Server, kube::Client) -> Fut,
+        Fut: std::future::Future<Output = exitplan_runtime::runtime::ClientFor>,
+    {
         let env = TestEnv::builder()
             .start_time(START.parse().expect("start time"))
             .start()
@@ -222,7 +222,7 @@ impl Cluster {
             .expect("test environment");
         let (server, clock) = (env.server().clone(), env.clock());
         let client = env.client();
-        let client_for = clients(&server);
+        let client_for = clients(server.clone(), client.clone()).await;
         let informers = client_for(exitplan_runtime::identity::Identity::SharedInformers);
         let config = RuntimeConfig {
             components: components.iter().copied().collect(),
