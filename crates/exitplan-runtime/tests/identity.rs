@@ -357,7 +357,6 @@ async fn provisioning_is_idempotent() {
 /// The control of `the_server_refuses_nothing`: a component's token is
 /// refused what its role lacks, with kube-apiserver's message.
 #[tokio::test(start_paused = true)]
-#[ignore = "needs RBAC enforcement"]
 async fn the_server_refuses_what_a_role_lacks() {
     let log: Log = Arc::default();
     let c = Cluster::start(&[], &[]).await;
