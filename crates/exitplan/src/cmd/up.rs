@@ -3,7 +3,10 @@
 //! controllers and simulated nodes that make pods run and leave.
 //!
 //! * Runs, against the server in-process (`kube::Client::new(router)`, one
-//!   clock for server and controllers, authenticated with the token): the evictionrequest-controller, the
+//!   clock for server and controllers; each component under its own
+//!   ServiceAccount token and least-privilege ClusterRole in `kube-system`,
+//!   as kube-controller-manager's `--use-service-account-credentials`, see
+//!   `exitplan_runtime::identity`): the evictionrequest-controller, the
 //!   imperative evictor, the disruption controller, the garbage collector,
 //!   the simulated scheduler and the Job controller, and `--nodes N`
 //!   simulated nodes `node-1..node-N` (default 3; each registers its `Node`,
@@ -214,52 +217,20 @@ fn in_process_client(server: &Server, bearer: Bearer) -> kube::Client {
 /// least-privilege role (`exitplan_runtime::identity`), as
 /// kube-controller-manager's `--use-service-account-credentials`: the
 /// accounts, roles and bindings are created (or reconciled) with `admin`,
-/// and the tokens requested and kept fresh ([`Tokens::refresh`]).
-///
-/// `None` (every component on the admin token) while the server serves no
-/// RBAC or does not authenticate ServiceAccount tokens.
-async fn component_clients(
-    server: &Server,
-    admin: &kube::Client,
-) -> Result<Option<(ClientFor, Tokens)>> {
-    let groups = admin
-        .list_api_groups()
-        .await
-        .context("listing the served API groups")?;
-    if !groups
-        .groups
-        .iter()
-        .any(|g| g.name == "rbac.authorization.k8s.io")
-    {
-        tracing::info!("no RBAC served: the controllers run under the admin token");
-        return Ok(None);
-    }
+/// and the tokens requested, then kept fresh by [`Tokens::refresh`].
+async fn component_clients(server: &Server, admin: &kube::Client) -> Result<(ClientFor, Tokens)> {
     ensure(admin, &identity::ALL)
         .await
         .context("creating the controllers' ServiceAccounts and roles")?;
     let tokens = Tokens::request(admin, &identity::ALL)
         .await
         .context("requesting the controllers' tokens")?;
-    let router_server = server.clone();
+    let server = server.clone();
     let for_tokens = tokens.clone();
     let client_for: ClientFor =
-        Arc::new(move |id| in_process_client(&router_server, Bearer::Of(for_tokens.clone(), id)));
-    match client_for(Identity::SharedInformers)
-        .apiserver_version()
-        .await
-    {
-        Err(kube::Error::Api(s)) if s.code == 401 => {
-            tracing::warn!(
-                "ServiceAccount tokens are not authenticated: the controllers run under the admin token"
-            );
-            Ok(None)
-        }
-        Err(e) => Err(e).context("checking a controller's token"),
-        Ok(_) => {
-            tracing::info!("each controller runs under its own ServiceAccount");
-            Ok(Some((client_for, tokens)))
-        }
-    }
+        Arc::new(move |id| in_process_client(&server, Bearer::Of(for_tokens.clone(), id)));
+    tracing::info!("each controller runs under its own ServiceAccount");
+    Ok((client_for, tokens))
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
@@ -323,26 +294,19 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         axum::http::HeaderValue::from_str(&bearer)
             .context("the token is not a valid header value")?;
         let admin = in_process_client(&server, Bearer::Fixed(bearer));
-        let (client_for, tokens) = match component_clients(&server, &admin).await? {
-            Some((client_for, tokens)) => (Some(client_for), Some(tokens)),
-            None => (None, None),
-        };
-        let client = match &client_for {
-            Some(client_for) => client_for(Identity::SharedInformers),
-            None => admin.clone(),
-        };
-        let ctx = RuntimeContext::new(client, clock);
+        let (client_for, tokens) = component_clients(&server, &admin).await?;
+        let ctx = RuntimeContext::new(client_for(Identity::SharedInformers), clock);
         // The controllers' metrics on the server's `/metrics`, as
         // kube-apiserver and kube-controller-manager would serve each their own.
         let metrics = ctx.metrics.clone();
         server.add_metrics(Arc::new(move |out: &mut String| metrics.encode_into(out)));
-        let refresh = tokens.map(|t| tokio::spawn(t.refresh(admin.clone())));
+        let refresh = tokio::spawn(tokens.refresh(admin.clone()));
         let runtime = Runtime::start(
             ctx,
             RuntimeConfig {
                 components: components.iter().map(|(c, _)| *c).collect(),
                 nodes: nodes.clone(),
-                clients: client_for,
+                clients: Some(client_for),
             },
         )
         .await;
@@ -372,9 +336,7 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     // Components first (their watches and writes end), then the server.
     if let Some((runtime, refresh)) = running {
         runtime.shutdown().await;
-        if let Some(refresh) = refresh {
-            refresh.abort();
-        }
+        refresh.abort();
         tracing::info!("controllers and simulated nodes stopped");
     }
     let _ = stop.send(());
