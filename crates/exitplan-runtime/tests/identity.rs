@@ -295,7 +295,8 @@ async fn every_request_within_its_role() {
 
 /// The same run as `exitplan up` makes it: the identities provisioned on the
 /// server (ServiceAccounts, roles, bindings), each component sending its own
-/// ServiceAccount token; the server refuses nothing (no 401, no 403).
+/// ServiceAccount token, renewed before it expires (the run starts three
+/// hours in); the server refuses nothing (no 401, no 403).
 #[tokio::test(start_paused = true)]
 async fn the_server_refuses_nothing() {
     let log: Log = Arc::default();
@@ -304,10 +305,13 @@ async fn the_server_refuses_nothing() {
         async move {
             ensure(&admin, &IDENTITIES).await.expect("identities");
             let tokens = Tokens::request(&admin, &IDENTITIES).await.expect("tokens");
+            tokio::spawn(tokens.clone().refresh(admin));
             logging_clients(&server, &log, Some(tokens))
         }
     })
     .await;
+    // Past the first tokens' hour: the renewed ones are sent.
+    tokio::time::sleep(Duration::from_secs(3 * 3600)).await;
     let sent = scenario(&c, &log).await;
     let refused: Vec<String> = sent
         .iter()
