@@ -195,6 +195,22 @@ impl Identity {
     }
 }
 
+/// The rules (for a Role in the Lease's namespace) that leader election on
+/// the Lease `lease` needs ([`crate::leader`]: it reads and renews that
+/// Lease, and creates it when missing — `create` cannot be limited to a
+/// name, as upstream's leader-election roles also grant it unnamed). For
+/// `exitplan controller` (its replicas' identity adds these to the roles
+/// of the components it runs and to the shared informers').
+pub fn leader_election_rules(lease: &str) -> Vec<PolicyRule> {
+    vec![
+        rule(&["create"], "coordination.k8s.io", &["leases"]),
+        PolicyRule {
+            resource_names: Some(vec![lease.to_owned()]),
+            ..rule(&["get", "update"], "coordination.k8s.io", &["leases"])
+        },
+    ]
+}
+
 /// The rules of a component's own client.
 fn component_rules(c: Component) -> Vec<PolicyRule> {
     match c {
@@ -459,6 +475,36 @@ mod tests {
         ];
         for (id, call) in cases {
             assert!(!allows(&id.rules(), *call), "{id:?} may {call:?}");
+        }
+    }
+
+    #[test]
+    fn leader_election() {
+        let rules = leader_election_rules("exitplan-controller");
+        let cases: &[(&str, &str, bool)] = &[
+            ("get", "exitplan-controller", true),
+            ("update", "exitplan-controller", true),
+            ("create", "", true),
+            ("get", "someone-else", false),
+            ("update", "someone-else", false),
+            ("delete", "exitplan-controller", false),
+            ("list", "", false),
+        ];
+        for (verb, name, want) in cases {
+            let attrs = exitplan_authz::Attributes {
+                verb: (*verb).to_owned(),
+                resource_request: true,
+                namespace: "kube-system".to_owned(),
+                api_group: "coordination.k8s.io".to_owned(),
+                resource: "leases".to_owned(),
+                name: (*name).to_owned(),
+                ..exitplan_authz::Attributes::default()
+            };
+            assert_eq!(
+                exitplan_authz::rbac::rule::rules_allow(&attrs, &rules),
+                *want,
+                "{verb} {name}"
+            );
         }
     }
 
