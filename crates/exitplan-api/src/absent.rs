@@ -55,6 +55,7 @@ const PATTERNS: &[(&[&str], &str)] = &[
     ),
     (&["status", "targetResponders"], "priority"),
     (&["status", "conditions"], "lastTransitionTime"),
+    (&["webhooks"], "sideEffects"),
 ];
 
 /// Required non-pointer object fields (a missing one reads as `{}` in

@@ -39,6 +39,7 @@
 //!   [`patch`] derives each kind's merge behaviour from them.
 
 pub mod absent;
+pub mod admissionregistration;
 pub mod apiextensions;
 pub mod apps;
 pub mod batch;

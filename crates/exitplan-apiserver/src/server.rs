@@ -73,8 +73,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Require `Authorization: Bearer <token>` on every request but health
-    /// checks (default: no authentication, for in-process clients).
+    /// The admin token (`kubernetes-admin`, in `system:masters`): requests
+    /// but health checks need it or a service account token (default: none,
+    /// and requests without credentials are the admin, for in-process
+    /// clients).
     pub fn token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
         self

@@ -136,6 +136,23 @@ fn sample(group: &str, kind: &str) -> Value {
         ("storage.k8s.io", "StorageClass") => {
             json!({"metadata": meta, "provisioner": "example.com/disk"})
         }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration")
+        | ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => json!({
+            "metadata": meta,
+            "webhooks": [{"name": "hook.example.com", "sideEffects": "None",
+                          "admissionReviewVersions": ["v1"],
+                          "clientConfig": {"url": "https://hooks.example.com/admit"}}]
+        }),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => json!({
+            "metadata": meta,
+            "spec": {"validations": [{"expression": "object.metadata.name != 'forbidden'"}],
+                     "matchConstraints": {"resourceRules": [{"operations": ["CREATE"],
+                         "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}]}}
+        }),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => json!({
+            "metadata": meta,
+            "spec": {"policyName": "crud-validatingadmissionpolicy", "validationActions": ["Deny"]}
+        }),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => json!({
             "metadata": {"name": "things.example.com"},
             "spec": {

@@ -2,7 +2,8 @@
 //! service account tokens from TokenRequest authenticate until they expire
 //! or their account (or bound object) goes, TokenReview and
 //! SelfSubjectReview answer as kube-apiserver does, bad tokens get a bare
-//! 401, and impersonation is allowed to `system:masters` only (until RBAC).
+//! 401, and impersonation needs the right to impersonate (the admin has it,
+//! a service account without a binding does not).
 
 mod support;
 
@@ -409,7 +410,7 @@ async fn bound_tokens_follow_their_object() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn impersonation_is_for_masters_until_rbac() {
+async fn impersonation_needs_the_right_to_impersonate() {
     let server = server().await;
     let admin = client(&server);
     let sas: Api<ServiceAccount> = Api::namespaced(admin.clone(), "default");
@@ -435,6 +436,56 @@ async fn impersonation_is_for_masters_until_rbac() {
             "extra": {"scopes": ["view"]},
         })
     );
+    // Upstream's group rules: anonymous gets system:unauthenticated (which
+    // RBAC's system:basic-user does not cover, so even whoami is refused);
+    // a given system:authenticated or system:unauthenticated is not doubled.
+    let as_anonymous = with_headers(
+        &server,
+        vec![("impersonate-user", "system:anonymous".to_owned())],
+    );
+    let e = api_error(whoami(&as_anonymous).await.expect_err("anonymous"));
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            403,
+            "selfsubjectreviews.authentication.k8s.io is forbidden: User \"system:anonymous\" cannot create resource \"selfsubjectreviews\" in API group \"authentication.k8s.io\" at the cluster scope"
+        )
+    );
+    let cases = [
+        (
+            vec![
+                ("impersonate-user", "jane"),
+                ("impersonate-group", "system:authenticated"),
+            ],
+            vec!["system:authenticated"],
+        ),
+        (
+            vec![
+                ("impersonate-user", "system:serviceaccount:default:robot"),
+                ("impersonate-group", "devs"),
+            ],
+            vec!["devs", "system:authenticated"],
+        ),
+    ];
+    for (headers, groups) in cases {
+        let headers: Vec<(&'static str, String)> =
+            headers.iter().map(|(k, v)| (*k, (*v).to_owned())).collect();
+        let me = whoami(&with_headers(&server, headers.clone()))
+            .await
+            .expect("impersonated");
+        assert_eq!(me["groups"], serde_json::json!(groups), "{headers:?}");
+    }
+    // Given system:unauthenticated, jane is not made authenticated: refused
+    // as the anonymous user is.
+    let unauthenticated_jane = with_headers(
+        &server,
+        vec![
+            ("impersonate-user", "jane".to_owned()),
+            ("impersonate-group", "system:unauthenticated".to_owned()),
+        ],
+    );
+    let e = api_error(whoami(&unauthenticated_jane).await.expect_err("jane"));
+    assert_eq!(e.code, 403, "{}", e.message);
     // A service account user gets its groups unless groups are given.
     let as_sa = with_headers(
         &server,

@@ -163,13 +163,27 @@ pub(crate) fn check<'a>(
     self_ty: Ty<'a>,
     old_self_ty: Ty<'a>,
 ) -> (Ty<'a>, Vec<Issue>) {
-    let mut c = Checker {
+    check_in_scope(
         source,
-        issues: Vec::new(),
-        scope: vec![
+        expr,
+        vec![
             ("self".to_owned(), self_ty),
             ("oldSelf".to_owned(), old_self_ty),
         ],
+    )
+}
+
+/// Checks `expr` (parsed from `source`) with the declared variables of
+/// `scope`; returns the expression's type and the issues found.
+pub(crate) fn check_in_scope<'a>(
+    source: &str,
+    expr: &IdedExpr,
+    scope: Vec<(String, Ty<'a>)>,
+) -> (Ty<'a>, Vec<Issue>) {
+    let mut c = Checker {
+        source,
+        issues: Vec::new(),
+        scope,
     };
     let ty = c.expr(expr);
     c.issues.sort_by_key(|i| i.offset);

@@ -260,7 +260,7 @@ fn compile_rules(
 }
 
 /// The located issues of a parse failure.
-fn parse_issues(e: &ParseErrors) -> Vec<Located> {
+pub(crate) fn parse_issues(e: &ParseErrors) -> Vec<Located> {
     e.errors
         .iter()
         .map(|pe| Located {

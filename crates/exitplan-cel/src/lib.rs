@@ -17,8 +17,14 @@
 //! mismatched overloads, result types), and the estimated-cost and runtime
 //! cost limits (`PerCallLimit`, `RuntimeCELCostBudget`) are not enforced.
 //!
+//! [`admission`] compiles the expressions of admission configuration
+//! (webhook `matchConditions`, ValidatingAdmissionPolicy validations,
+//! message expressions, variables and audit annotations) for
+//! `exitplan_api::admissionregistration`, with the same parser and check.
+//!
 //! Pure: no IO, no clock.
 
+pub mod admission;
 mod check;
 mod compile;
 mod escape;

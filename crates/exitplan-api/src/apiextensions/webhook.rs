@@ -93,26 +93,33 @@ pub fn validate_webhook_service(path: &Path, svc: &ServiceReference) -> ErrorLis
             "port is not valid: must be between 1 and 65535, inclusive",
         ));
     }
-    let Some(url_path) = svc.path.as_deref() else {
-        return errs;
-    };
-    let pp = path.child("path");
+    if let Some(url_path) = svc.path.as_deref() {
+        errs.append(validate_webhook_service_path(&path.child("path"), url_path));
+    }
+    errs
+}
+
+/// The `path` rules of `webhook.ValidateWebhookService`: empty or `/`, or a
+/// `/`-led sequence of non-empty DNS-1123 subdomain segments (one trailing
+/// `/` allowed).
+pub fn validate_webhook_service_path(pp: &Path, url_path: &str) -> ErrorList {
+    let mut errs = ErrorList::new();
     if url_path.is_empty() || url_path == "/" {
         return errs;
     }
     if url_path == "//" {
-        errs.push(Error::invalid(&pp, url_path, "segment[0] may not be empty"));
+        errs.push(Error::invalid(pp, url_path, "segment[0] may not be empty"));
         return errs;
     }
     if !url_path.starts_with('/') {
-        errs.push(Error::invalid(&pp, url_path, "must start with a '/'"));
+        errs.push(Error::invalid(pp, url_path, "must start with a '/'"));
     }
     let check = url_path.get(1..).unwrap_or_default();
     let check = check.strip_suffix('/').unwrap_or(check);
     for (i, step) in check.split('/').enumerate() {
         if step.is_empty() {
             errs.push(Error::invalid(
-                &pp,
+                pp,
                 url_path,
                 format!("segment[{i}] may not be empty"),
             ));
@@ -120,7 +127,7 @@ pub fn validate_webhook_service(path: &Path, svc: &ServiceReference) -> ErrorLis
         }
         for failure in formats::is_dns1123_subdomain(step) {
             errs.push(Error::invalid(
-                &pp,
+                pp,
                 url_path,
                 format!("segment[{i}]: {failure}"),
             ));

@@ -7,8 +7,6 @@
 //! the same uids, and yields the [`ServiceAccountInfo`] the user comes
 //! from. Pure: the caller passes the time and an [`Objects`] lookup.
 
-use std::collections::BTreeMap;
-
 use exitplan_api::field::go_quote;
 use exitplan_authz::UserInfo;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -405,11 +403,6 @@ pub fn intersect(a: &[String], b: &[String]) -> Vec<String> {
 pub fn quote_list(list: &[String]) -> String {
     let quoted: Vec<String> = list.iter().map(|s| go_quote(s)).collect();
     format!("[{}]", quoted.join(" "))
-}
-
-/// The extra map of a user as the review APIs render it.
-pub fn extra_json(extra: &BTreeMap<String, Vec<String>>) -> serde_json::Value {
-    serde_json::to_value(extra).unwrap_or_default()
 }
 
 #[cfg(test)]

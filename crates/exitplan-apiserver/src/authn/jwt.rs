@@ -40,8 +40,8 @@ pub enum KeyError {
     /// The PEM could not be parsed.
     #[error("bad PEM in the service account key: {0}")]
     Pem(String),
-    /// The OS random source or the signer failed.
-    #[error("signing failed")]
+    /// The OS random source, key generation or the signer failed.
+    #[error("the service account key could not be generated or used")]
     Crypto,
     /// Reading or writing the key file failed.
     #[error("{0}")]

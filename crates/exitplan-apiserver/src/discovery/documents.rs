@@ -495,6 +495,7 @@ mod tests {
                 "policy",
                 "rbac.authorization.k8s.io",
                 "storage.k8s.io",
+                "admissionregistration.k8s.io",
                 "scheduling.k8s.io",
                 "coordination.k8s.io",
                 "apiextensions.k8s.io",

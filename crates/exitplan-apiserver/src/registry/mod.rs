@@ -214,6 +214,24 @@ static CLUSTER_ROLE_BINDING: Typed<exitplan_api::rbac::binding::ClusterRoleBindi
     Typed::new();
 static STORAGE_CLASS: Typed<exitplan_api::storage::storage_class::StorageClassStrategy> =
     Typed::new();
+static VALIDATING_WEBHOOK_CONFIGURATION: Typed<
+    exitplan_api::admissionregistration::ValidatingWebhookConfigurationStrategy<
+        exitplan_cel::admission::AdmissionCompiler,
+    >,
+> = Typed::new();
+static MUTATING_WEBHOOK_CONFIGURATION: Typed<
+    exitplan_api::admissionregistration::MutatingWebhookConfigurationStrategy<
+        exitplan_cel::admission::AdmissionCompiler,
+    >,
+> = Typed::new();
+static VALIDATING_ADMISSION_POLICY: Typed<
+    exitplan_api::admissionregistration::ValidatingAdmissionPolicyStrategy<
+        exitplan_cel::admission::AdmissionCompiler,
+    >,
+> = Typed::new();
+static VALIDATING_ADMISSION_POLICY_BINDING: Typed<
+    exitplan_api::admissionregistration::ValidatingAdmissionPolicyBindingStrategy,
+> = Typed::new();
 
 /// A resource with no short names, categories, subresources or selectable
 /// fields; entries override what they have.
@@ -800,6 +818,59 @@ pub static RESOURCES: &[ResourceDef] = &[
             false,
             "storageclasses.storage.k8s.io",
             &STORAGE_CLASS,
+        )
+    },
+    ResourceDef {
+        categories: &["api-extensions"],
+        ..plain(
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingWebhookConfiguration",
+            "validatingwebhookconfigurations",
+            "validatingwebhookconfiguration",
+            false,
+            "validatingwebhookconfigurations.admissionregistration.k8s.io",
+            &VALIDATING_WEBHOOK_CONFIGURATION,
+        )
+    },
+    ResourceDef {
+        categories: &["api-extensions"],
+        ..plain(
+            "admissionregistration.k8s.io",
+            "v1",
+            "MutatingWebhookConfiguration",
+            "mutatingwebhookconfigurations",
+            "mutatingwebhookconfiguration",
+            false,
+            "mutatingwebhookconfigurations.admissionregistration.k8s.io",
+            &MUTATING_WEBHOOK_CONFIGURATION,
+        )
+    },
+    ResourceDef {
+        categories: &["api-extensions"],
+        subresources: &["status"],
+        ..plain(
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingAdmissionPolicy",
+            "validatingadmissionpolicies",
+            "validatingadmissionpolicy",
+            false,
+            "validatingadmissionpolicies.admissionregistration.k8s.io",
+            &VALIDATING_ADMISSION_POLICY,
+        )
+    },
+    ResourceDef {
+        categories: &["api-extensions"],
+        ..plain(
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingAdmissionPolicyBinding",
+            "validatingadmissionpolicybindings",
+            "validatingadmissionpolicybinding",
+            false,
+            "validatingadmissionpolicybindings.admissionregistration.k8s.io",
+            &VALIDATING_ADMISSION_POLICY_BINDING,
         )
     },
     ResourceDef {

@@ -1,6 +1,8 @@
-//! Routing: every request is resolved like upstream's `RequestInfo`
-//! (non-resource paths, discovery, or group/version/namespace/resource/
-//! name/subresource) and dispatched to the verb's handler.
+//! Routing: every request but the public health checks is authenticated
+//! and its impersonation applied ([`crate::authn`], in `identify`), then
+//! resolved like upstream's `RequestInfo` (non-resource paths, discovery,
+//! create-only reviews, or group/version/namespace/resource/name/
+//! subresource) and dispatched to the verb's handler with the user.
 
 use std::sync::Arc;
 

@@ -20,8 +20,10 @@ pub struct State {
     pub store: Store,
     /// The one clock.
     pub clock: SharedClock,
-    /// The bearer token every request must carry (`None`: no authentication,
-    /// for in-process clients).
+    /// The admin bearer token (user `kubernetes-admin` in `system:masters`).
+    /// `None`: requests without credentials are that admin (in-process
+    /// clients); with a token, they get a 401. Service account tokens are
+    /// accepted either way.
     pub token: Option<String>,
     /// Flips to `true` when the server shuts down; watches end.
     pub shutdown: tokio::sync::watch::Receiver<bool>,

@@ -16,8 +16,8 @@ mod probe;
 use std::io::Write as _;
 
 use k8s_openapi::api::{
-    apps, autoscaling, batch, coordination, core, discovery, events, lifecycle, networking, policy,
-    rbac, scheduling, storage,
+    admissionregistration, apps, autoscaling, batch, coordination, core, discovery, events,
+    lifecycle, networking, policy, rbac, scheduling, storage,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
@@ -72,6 +72,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "io.k8s.api.rbac.v1.RoleBinding" => rbac::v1::RoleBinding,
         "io.k8s.api.rbac.v1.ClusterRoleBinding" => rbac::v1::ClusterRoleBinding,
         "io.k8s.api.storage.v1.StorageClass" => storage::v1::StorageClass,
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration" => admissionregistration::v1::ValidatingWebhookConfiguration,
+        "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration" => admissionregistration::v1::MutatingWebhookConfiguration,
+        "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy" => admissionregistration::v1::ValidatingAdmissionPolicy,
+        "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding" => admissionregistration::v1::ValidatingAdmissionPolicyBinding,
         "io.k8s.api.events.v1.Event" => events::v1::Event,
         "io.k8s.api.batch.v1.Job" => batch::v1::Job,
         "io.k8s.api.policy.v1.PodDisruptionBudget" => policy::v1::PodDisruptionBudget,

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 /// The packages served (relative to the k8s-pb and k8s-openapi roots).
 const PACKAGES: &[&str] = &[
+    "api/admissionregistration/v1",
     "api/apps/v1",
     "api/authentication/v1",
     "api/autoscaling/v1",
@@ -128,6 +129,32 @@ const POINTERS: &[(&str, &[&str])] = &[
     ),
     ("JobStatus", &["ready", "terminating"]),
     ("StorageClass", &["allowVolumeExpansion"]),
+    (
+        "ValidatingWebhook",
+        &[
+            "failurePolicy",
+            "matchPolicy",
+            "sideEffects",
+            "timeoutSeconds",
+        ],
+    ),
+    (
+        "MutatingWebhook",
+        &[
+            "failurePolicy",
+            "matchPolicy",
+            "sideEffects",
+            "timeoutSeconds",
+            "reinvocationPolicy",
+        ],
+    ),
+    ("WebhookClientConfig", &["url"]),
+    ("ServiceReference", &["path", "port"]),
+    ("Rule", &["scope"]),
+    ("ValidatingAdmissionPolicySpec", &["failurePolicy"]),
+    ("MatchResources", &["matchPolicy"]),
+    ("ParamRef", &["parameterNotFoundAction"]),
+    ("Validation", &["reason"]),
     ("ObjectMeta", &["deletionGracePeriodSeconds"]),
     ("DeleteOptions", &["gracePeriodSeconds", "orphanDependents"]),
     ("OwnerReference", &["controller", "blockOwnerDeletion"]),
@@ -217,7 +244,9 @@ fn line(
     s
 }
 
-/// Whether every field of `f`'s message is a JSON field of the parent.
+/// Whether every field of `f`'s message is a JSON field of the parent, or
+/// itself inlined (`NamedRuleWithOperations` inlines `RuleWithOperations`,
+/// which inlines `Rule`).
 fn inlined(parent: &Openapi, f: &Field, index: &BTreeMap<&str, &[Field]>) -> bool {
     let Some(fields) = f.message.as_deref().and_then(|m| index.get(m)) else {
         return false;
@@ -225,6 +254,7 @@ fn inlined(parent: &Openapi, f: &Field, index: &BTreeMap<&str, &[Field]>) -> boo
     fields.iter().all(|nested| {
         let n = normalize(&nested.rust);
         parent.fields.iter().any(|(j, _)| normalize(j) == n)
+            || (nested.ty == "message" && inlined(parent, nested, index))
     })
 }
 

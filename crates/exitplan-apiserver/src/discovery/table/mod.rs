@@ -7,12 +7,14 @@
 //! ```text
 //!   printer_for(group, kind) ── PRINTERS: one line per kind
 //!       core.rs  apps.rs  batch.rs  networking.rs  cluster.rs  builtin.rs
+//!       admission.rs
 //!       pod.rs  lifecycle.rs  rbac.rs (cells.rs: shared cell formats)
 //!   kinds without a printer ── DEFAULT: Name, Created At (rest.DefaultTableConvertor)
 //!   custom resources ──────── custom.rs: CustomColumns from a CRD version's
 //!                             additionalPrinterColumns (jsonpath.rs)
 //! ```
 
+mod admission;
 mod age;
 mod apps;
 mod batch;
@@ -193,6 +195,26 @@ const PRINTERS: &[(&str, &str, Printer)] = &[
         rbac::CLUSTER_ROLE_BINDING,
     ),
     ("storage.k8s.io", "StorageClass", cluster::STORAGE_CLASS),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        admission::VALIDATING_WEBHOOK_CONFIGURATION,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        admission::MUTATING_WEBHOOK_CONFIGURATION,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        admission::VALIDATING_ADMISSION_POLICY,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+        admission::VALIDATING_ADMISSION_POLICY_BINDING,
+    ),
     (
         "lifecycle.k8s.io",
         "EvictionRequest",
