@@ -101,6 +101,15 @@ impl Context {
         }
     }
 
+    /// The same informers, clock and metrics, with the component's own
+    /// `client` for its writes (its identity; see [`crate::identity`]).
+    pub fn with_client(&self, client: kube::Client) -> Self {
+        Context {
+            client,
+            ..self.clone()
+        }
+    }
+
     /// A Lease API in `namespace` (leader election).
     pub fn leases(&self, namespace: &str) -> Api<Lease> {
         Api::namespaced(self.client.clone(), namespace)

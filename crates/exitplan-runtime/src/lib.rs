@@ -14,6 +14,7 @@
 //! * [`informer`] — watch-fed caches with indexes and old/new change events.
 //! * [`keyed_lock`] — async mutexes per key.
 //! * [`context`] — the client, the clock and the shared informers.
+//! * [`identity`] — each component's ServiceAccount and least-privilege role.
 //! * [`runtime`] — composing components into a running system.
 //! * [`controllers`] — evictionrequest-controller, imperative evictor,
 //!   disruption controller, garbage collector, Job controller.
@@ -23,6 +24,7 @@
 pub mod cluster;
 pub mod context;
 pub mod controllers;
+pub mod identity;
 pub mod informer;
 pub mod keyed_lock;
 pub mod leader;

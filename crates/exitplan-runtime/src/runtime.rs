@@ -3,10 +3,16 @@
 //! watches, then the workers.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use tokio::task::JoinSet;
 
 use crate::context::{Context, Task};
+use crate::identity::Identity;
+
+/// Makes the client a part of the runtime uses for its own calls (its
+/// identity's credentials); see [`RuntimeConfig::clients`].
+pub type ClientFor = Arc<dyn Fn(Identity) -> kube::Client + Send + Sync>;
 
 /// A part of the system that can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -40,12 +46,39 @@ impl Component {
 }
 
 /// What to run.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct RuntimeConfig {
     /// The components.
     pub components: BTreeSet<Component>,
     /// Names of simulated nodes to run (empty: none).
     pub nodes: Vec<String>,
+    /// Each component's own client ([`Identity::Component`]; the simulated
+    /// nodes': [`Identity::NodeSimulator`]), all sharing the context's
+    /// informers, as kube-controller-manager's
+    /// `--use-service-account-credentials`. `None`: everything on the
+    /// context's client.
+    pub clients: Option<ClientFor>,
+}
+
+impl std::fmt::Debug for RuntimeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeConfig")
+            .field("components", &self.components)
+            .field("nodes", &self.nodes)
+            .field("clients", &self.clients.as_ref().map(|_| "per identity"))
+            .finish()
+    }
+}
+
+impl RuntimeConfig {
+    /// The context `identity` runs with: `ctx` itself, or `ctx` with the
+    /// identity's own client.
+    fn context_of(&self, ctx: &Context, identity: Identity) -> Context {
+        match &self.clients {
+            Some(client_for) => ctx.with_client(client_for(identity)),
+            None => ctx.clone(),
+        }
+    }
 }
 
 /// A running set of components; dropping it stops them.
@@ -60,10 +93,13 @@ impl Runtime {
     pub async fn start(ctx: Context, config: RuntimeConfig) -> Runtime {
         let mut workers: Vec<Task> = Vec::new();
         for c in &config.components {
-            workers.extend(c.register(&ctx));
+            workers.extend(c.register(&config.context_of(&ctx, Identity::Component(*c))));
         }
-        for name in &config.nodes {
-            workers.extend(crate::cluster::nodes::register(&ctx, name));
+        if !config.nodes.is_empty() {
+            let nodes = config.context_of(&ctx, Identity::NodeSimulator);
+            for name in &config.nodes {
+                workers.extend(crate::cluster::nodes::register(&nodes, name));
+            }
         }
         let mut tasks = JoinSet::new();
         for run in ctx.informers.runs() {

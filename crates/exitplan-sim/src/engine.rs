@@ -101,6 +101,7 @@ pub async fn run(
         RuntimeConfig {
             components: components(),
             nodes: scenario.node_names(),
+            clients: None,
         },
     )
     .await;

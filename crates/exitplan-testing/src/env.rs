@@ -163,6 +163,7 @@ impl TestEnvBuilder {
             let config = RuntimeConfig {
                 components: self.components,
                 nodes: self.nodes,
+                clients: None,
             };
             env.runtime = Some(Runtime::start(ctx, config).await);
         }

@@ -53,6 +53,7 @@ impl Cluster {
         let config = RuntimeConfig {
             components: components.iter().copied().collect(),
             nodes: nodes.iter().map(|n| (*n).to_owned()).collect(),
+            clients: None,
         };
         let ctx = Context::new(client.clone(), clock.clone());
         let runtime = Some(Runtime::start(ctx.clone(), config.clone()).await);
@@ -190,8 +191,45 @@ impl Cluster {
         let config = RuntimeConfig {
             components: components.iter().copied().collect(),
             nodes: nodes.iter().map(|n| (*n).to_owned()).collect(),
+            clients: None,
         };
         let ctx = Context::new(client.clone(), clock.clone());
+        let runtime = Some(Runtime::start(ctx.clone(), config.clone()).await);
+        Cluster {
+            server,
+            client,
+            clock,
+            config,
+            runtime,
+            ctx,
+            _env: env,
+        }
+    }
+
+    /// Like [`Cluster::start`], but each component (and the simulated
+    /// nodes, and the shared informers) on its own client, of its identity
+    /// from `clients(server, admin client)`, as `exitplan up` runs them;
+    /// `cluster.client` stays the admin's.
+    pub async fn start_as<F, Fut>(components: &[Component], nodes: &[&str], clients: F) -> Cluster
+    where
+        F: FnOnce(Server, kube::Client) -> Fut,
+        Fut: std::future::Future<Output = exitplan_runtime::runtime::ClientFor>,
+    {
+        let env = TestEnv::builder()
+            .start_time(START.parse().expect("start time"))
+            .start()
+            .await
+            .expect("test environment");
+        let (server, clock) = (env.server().clone(), env.clock());
+        let client = env.client();
+        let client_for = clients(server.clone(), client.clone()).await;
+        let informers = client_for(exitplan_runtime::identity::Identity::SharedInformers);
+        let config = RuntimeConfig {
+            components: components.iter().copied().collect(),
+            nodes: nodes.iter().map(|n| (*n).to_owned()).collect(),
+            clients: Some(client_for),
+        };
+        let ctx = Context::new(informers, clock.clone());
         let runtime = Some(Runtime::start(ctx.clone(), config.clone()).await);
         Cluster {
             server,

@@ -179,6 +179,7 @@ async fn serve(args: ControllerArgs) -> Result<ExitCode> {
                 .into_iter()
                 .collect(),
             nodes: Vec::new(),
+            clients: None,
         };
         let lost = async {
             let _ = leading.wait_for(|l| !*l).await;

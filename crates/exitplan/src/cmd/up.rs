@@ -3,7 +3,10 @@
 //! controllers and simulated nodes that make pods run and leave.
 //!
 //! * Runs, against the server in-process (`kube::Client::new(router)`, one
-//!   clock for server and controllers, authenticated with the token): the evictionrequest-controller, the
+//!   clock for server and controllers; each component under its own
+//!   ServiceAccount token and least-privilege ClusterRole in `kube-system`,
+//!   as kube-controller-manager's `--use-service-account-credentials`, see
+//!   `exitplan_runtime::identity`): the evictionrequest-controller, the
 //!   imperative evictor, the disruption controller, the garbage collector,
 //!   the simulated scheduler and the Job controller, and `--nodes N`
 //!   simulated nodes `node-1..node-N` (default 3; each registers its `Node`,
@@ -43,7 +46,9 @@ use exitplan_apiserver::storage::Store;
 use exitplan_apiserver::tls::{LocalCa, local_names};
 use exitplan_clock::{SharedClock, SystemClock};
 use exitplan_runtime::context::Context as RuntimeContext;
-use exitplan_runtime::runtime::{Component, Runtime, RuntimeConfig};
+use exitplan_runtime::identity::provision::{Tokens, ensure};
+use exitplan_runtime::identity::{self, Identity};
+use exitplan_runtime::runtime::{ClientFor, Component, Runtime, RuntimeConfig};
 
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:6443";
@@ -175,6 +180,59 @@ fn load_or_create_token(dir: &Path) -> Result<String> {
     Ok(token)
 }
 
+/// The `Authorization` header of an in-process client.
+#[derive(Clone)]
+enum Bearer {
+    /// Always this value.
+    Fixed(String),
+    /// The current token of an identity (renewed by [`Tokens::refresh`]).
+    Of(Tokens, Identity),
+}
+
+/// A client over the server's router (no socket) whose requests carry
+/// `bearer` and exitplan's user agent.
+fn in_process_client(server: &Server, bearer: Bearer) -> kube::Client {
+    let service = tower::ServiceExt::map_request(
+        server.router(),
+        move |mut req: axum::http::Request<kube::client::Body>| {
+            let value = match &bearer {
+                Bearer::Fixed(v) => Some(v.clone()),
+                Bearer::Of(tokens, id) => tokens.bearer(*id),
+            };
+            if let Some(v) = value.and_then(|v| axum::http::HeaderValue::from_str(&v).ok()) {
+                req.headers_mut()
+                    .insert(axum::http::header::AUTHORIZATION, v);
+            }
+            req.headers_mut().insert(
+                axum::http::header::USER_AGENT,
+                axum::http::HeaderValue::from_static(crate::connect::USER_AGENT),
+            );
+            req
+        },
+    );
+    kube::Client::new(service, "default")
+}
+
+/// Each component's own client, under its ServiceAccount's token with its
+/// least-privilege role (`exitplan_runtime::identity`), as
+/// kube-controller-manager's `--use-service-account-credentials`: the
+/// accounts, roles and bindings are created (or reconciled) with `admin`,
+/// and the tokens requested, then kept fresh by [`Tokens::refresh`].
+async fn component_clients(server: &Server, admin: &kube::Client) -> Result<(ClientFor, Tokens)> {
+    ensure(admin, &identity::ALL)
+        .await
+        .context("creating the controllers' ServiceAccounts and roles")?;
+    let tokens = Tokens::request(admin, &identity::ALL)
+        .await
+        .context("requesting the controllers' tokens")?;
+    let server = server.clone();
+    let for_tokens = tokens.clone();
+    let client_for: ClientFor =
+        Arc::new(move |id| in_process_client(&server, Bearer::Of(for_tokens.clone(), id)));
+    tracing::info!("each controller runs under its own ServiceAccount");
+    Ok((client_for, tokens))
+}
+
 /// Runs the server until Ctrl-C or SIGTERM.
 pub fn run(args: UpArgs) -> Result<ExitCode> {
     crate::process::init_logging();
@@ -232,31 +290,23 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         let nodes: Vec<String> = (1..=args.nodes).map(|i| format!("node-{i}")).collect();
         let components = components();
         // In-process requests carry the token like any other client.
-        let bearer = axum::http::HeaderValue::from_str(&format!("Bearer {token}"))
+        let bearer = format!("Bearer {token}");
+        axum::http::HeaderValue::from_str(&bearer)
             .context("the token is not a valid header value")?;
-        let service = tower::ServiceExt::map_request(
-            server.router(),
-            move |mut req: axum::http::Request<kube::client::Body>| {
-                req.headers_mut()
-                    .insert(axum::http::header::AUTHORIZATION, bearer.clone());
-                req.headers_mut().insert(
-                    axum::http::header::USER_AGENT,
-                    axum::http::HeaderValue::from_static(crate::connect::USER_AGENT),
-                );
-                req
-            },
-        );
-        let client = kube::Client::new(service, "default");
-        let ctx = RuntimeContext::new(client, clock);
+        let admin = in_process_client(&server, Bearer::Fixed(bearer));
+        let (client_for, tokens) = component_clients(&server, &admin).await?;
+        let ctx = RuntimeContext::new(client_for(Identity::SharedInformers), clock);
         // The controllers' metrics on the server's `/metrics`, as
         // kube-apiserver and kube-controller-manager would serve each their own.
         let metrics = ctx.metrics.clone();
         server.add_metrics(Arc::new(move |out: &mut String| metrics.encode_into(out)));
+        let refresh = tokio::spawn(tokens.refresh(admin.clone()));
         let runtime = Runtime::start(
             ctx,
             RuntimeConfig {
                 components: components.iter().map(|(c, _)| *c).collect(),
                 nodes: nodes.clone(),
+                clients: Some(client_for),
             },
         )
         .await;
@@ -268,7 +318,7 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         } else {
             println!("simulated nodes: {}", nodes.join(", "));
         }
-        Some(runtime)
+        Some((runtime, refresh))
     };
     println!(
         "try: kubectl --kubeconfig {} get ns",
@@ -284,8 +334,9 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
         () = signal => None,
     };
     // Components first (their watches and writes end), then the server.
-    if let Some(runtime) = running {
+    if let Some((runtime, refresh)) = running {
         runtime.shutdown().await;
+        refresh.abort();
         tracing::info!("controllers and simulated nodes stopped");
     }
     let _ = stop.send(());

@@ -268,6 +268,7 @@ async fn bench(dir: Option<&std::path::Path>, args: &DrainArgs) -> Result<bool> 
         .into_iter()
         .collect(),
         nodes: (1..=args.nodes).map(|i| format!("node-{i}")).collect(),
+        clients: None,
     };
     let rt = Runtime::start(ctx.clone(), config).await;
 
