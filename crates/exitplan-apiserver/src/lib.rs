@@ -31,3 +31,4 @@ pub mod server;
 pub mod serving;
 pub mod storage;
 pub mod tls;
+pub mod webhook;

@@ -103,6 +103,7 @@ impl ServerBuilder {
             service_writes: tokio::sync::Mutex::new(()),
             registry: crate::registry::Registry::new(),
             crd_sync: tokio::sync::Mutex::new(()),
+            webhooks: crate::webhook::Webhooks::new(),
         });
         let server = Server {
             state,

@@ -35,6 +35,8 @@ pub struct State {
     pub registry: Registry,
     /// Held while the CRD controllers run ([`super::crd::sync`]).
     pub crd_sync: tokio::sync::Mutex<()>,
+    /// The admission webhook configurations, cached ([`crate::webhook`]).
+    pub webhooks: crate::webhook::Webhooks,
 }
 
 /// One request against a served resource.
