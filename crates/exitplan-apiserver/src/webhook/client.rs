@@ -95,10 +95,12 @@ pub fn parse_url(url: &str) -> Result<Target, String> {
 }
 
 /// Where `config` points: its `url`, or its `service` resolved through the
-/// Service and its Endpoints in the store (`ResolveEndpoint`: a ClusterIP,
-/// NodePort or LoadBalancer Service, the service port `port` (default 443),
-/// the first address of the first Endpoints subset with a port of the same
-/// name). The server name is `<service>.<namespace>.svc`.
+/// stored Service: an `ExternalName` Service is `<externalName>:<port>`
+/// (upstream's `ResolveCluster`; `externalName: localhost` reaches a local
+/// webhook); a ClusterIP, NodePort or LoadBalancer Service is the first
+/// address of the first subset of its Endpoints with a port named as the
+/// service port `port` (default 443) (`ResolveEndpoint`). The TLS server
+/// name is `<service>.<namespace>.svc` either way.
 pub fn resolve(store: &Store, config: &WebhookClientConfig) -> Result<Target, String> {
     if let Some(url) = &config.url {
         return parse_url(url);
@@ -128,6 +130,20 @@ pub fn resolve(store: &Store, config: &WebhookClientConfig) -> Result<Target, St
         .pointer("/spec/type")
         .and_then(Value::as_str)
         .unwrap_or("ClusterIP");
+    if ty == "ExternalName" {
+        let host = service
+            .pointer("/spec/externalName")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let port = u16::try_from(port).map_err(|_| format!("invalid port {port}"))?;
+        return Ok(Target {
+            host: host.to_owned(),
+            port,
+            server_name,
+            path,
+            url,
+        });
+    }
     if !matches!(ty, "ClusterIP" | "NodePort" | "LoadBalancer") {
         return Err(format!("unsupported service type {ty:?}"));
     }
@@ -349,9 +365,11 @@ fn tls_error(e: &std::io::Error, server_name: &str) -> String {
         };
     };
     let x509 = match err {
-        Error::InvalidCertificate(CertificateError::UnknownIssuer) => {
-            "x509: certificate signed by unknown authority".to_owned()
-        }
+        Error::InvalidCertificate(
+            CertificateError::UnknownIssuer
+            | CertificateError::BadSignature
+            | CertificateError::UnsupportedSignatureAlgorithmContext { .. },
+        ) => "x509: certificate signed by unknown authority".to_owned(),
         Error::InvalidCertificate(
             CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
         ) => format!("x509: certificate is not valid for {server_name}"),

@@ -192,3 +192,30 @@ pub fn request_user(_call: &crate::rest::state::Call) -> UserInfo {
 pub fn caller(call: &crate::rest::state::Call) -> Caller {
     Caller::new(request_user(call))
 }
+
+/// The options of a create or update as the webhooks see them
+/// (`fieldManager`, `dryRun`).
+pub fn write_options(manager: &str, dry_run: bool) -> Value {
+    let mut o = serde_json::Map::new();
+    if dry_run {
+        o.insert("dryRun".into(), serde_json::json!(["All"]));
+    }
+    if !manager.is_empty() {
+        o.insert("fieldManager".into(), manager.into());
+    }
+    Value::Object(o)
+}
+
+/// The namespace a request on `def` is admitted in: a Namespace's own name,
+/// else the object's namespace.
+pub fn admission_namespace<'a>(
+    def: &crate::registry::ResourceDef,
+    namespace: &'a str,
+    name: &'a str,
+) -> &'a str {
+    if def.group.is_empty() && def.kind == "Namespace" {
+        name
+    } else {
+        namespace
+    }
+}
