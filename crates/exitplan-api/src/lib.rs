@@ -33,6 +33,8 @@
 //! * [`batch`] — Job validation and defaulting for failure handling.
 //! * [`policy`] — PodDisruptionBudget validation and the pod eviction
 //!   subresource decision.
+//! * [`rbac`] — Role, ClusterRole, RoleBinding, ClusterRoleBinding validation
+//!   and strategies.
 //! * [`openapi`] — the embedded OpenAPI definitions of the served kinds;
 //!   [`patch`] derives each kind's merge behaviour from them.
 
@@ -59,6 +61,7 @@ pub mod patch;
 pub mod policy;
 pub mod printable;
 pub mod quantities;
+pub mod rbac;
 pub mod render;
 pub mod scheduling;
 pub mod selector;

@@ -28,27 +28,32 @@ pub enum NameRule {
     Label,
     /// A DNS-1035 label: a DNS-1123 label starting with a letter (services).
     Dns1035Label,
+    /// A path segment (`ValidateRBACName`): not `.` nor `..`, no `/` or
+    /// `%`; a generateName prefix is checked the same way.
+    PathSegment,
 }
 
 impl NameRule {
     fn check(self, name: &str, prefix: bool) -> Vec<String> {
         // A generateName prefix may end in '-' (`maskTrailingDash`).
-        let name = if prefix && name.len() > 1 {
+        let masked = if prefix && name.len() > 1 {
             name.strip_suffix('-').unwrap_or(name)
         } else {
             name
         };
         match self {
-            NameRule::Subdomain => formats::is_dns1123_subdomain(name),
-            NameRule::Label => formats::is_dns1123_label(name),
-            NameRule::Dns1035Label => formats::is_dns1035_label(name),
+            NameRule::Subdomain => formats::is_dns1123_subdomain(masked),
+            NameRule::Label => formats::is_dns1123_label(masked),
+            NameRule::Dns1035Label => formats::is_dns1035_label(masked),
+            NameRule::PathSegment => generic::path_segment_name_errors(name, false),
         }
     }
 
-    fn origin(self) -> &'static str {
+    fn origin(self) -> Option<&'static str> {
         match self {
-            NameRule::Subdomain => "format=k8s-long-name",
-            NameRule::Label | NameRule::Dns1035Label => "format=k8s-short-name",
+            NameRule::Subdomain => Some("format=k8s-long-name"),
+            NameRule::Label | NameRule::Dns1035Label => Some("format=k8s-short-name"),
+            NameRule::PathSegment => None,
         }
     }
 }
@@ -70,9 +75,11 @@ pub fn validate_object_meta(meta: &ObjectMeta, namespaced: bool, rule: NameRule)
         )),
         Some(name) => {
             for msg in rule.check(name, false) {
-                errs.push(
-                    Error::invalid(&path.child("name"), name, msg).with_origin(rule.origin()),
-                );
+                let e = Error::invalid(&path.child("name"), name, msg);
+                errs.push(match rule.origin() {
+                    Some(origin) => e.with_origin(origin),
+                    None => e,
+                });
             }
         }
     }

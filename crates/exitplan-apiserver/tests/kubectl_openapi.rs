@@ -12,14 +12,11 @@ use serde_json::Value;
 
 use support::https::Cluster;
 
-const ROLE: &str = "apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
+const RUNTIME_CLASS: &str = "apiVersion: node.k8s.io/v1
+kind: RuntimeClass
 metadata:
   name: web
-rules:
-- apiGroups: [\"\"]
-  resources: [pods]
-  verbs: [get]
+handler: runc
 ";
 
 /// kube-apiserver's answer for a kind it does not serve is kubectl's
@@ -29,17 +26,17 @@ rules:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn apply_of_an_unserved_kind_reports_the_missing_mapping() {
     let c = Cluster::start("unserved").await;
-    let manifest = c.file("role.yaml", ROLE);
+    let manifest = c.file("runtimeclass.yaml", RUNTIME_CLASS);
     for validate in ["--validate=true", "--validate=strict"] {
         let stderr = c.fails(&["apply", validate, "-f", &manifest]).await;
         let want = format!(
-            "error: resource mapping not found for name: \"web\" namespace: \"\" from \"{manifest}\": no matches for kind \"Role\" in version \"rbac.authorization.k8s.io/v1\"\nensure CRDs are installed first\n"
+            "error: resource mapping not found for name: \"web\" namespace: \"\" from \"{manifest}\": no matches for kind \"RuntimeClass\" in version \"node.k8s.io/v1\"\nensure CRDs are installed first\n"
         );
         assert_eq!(stderr, want, "{validate}");
     }
     let stderr = c.fails(&["create", "-f", &manifest]).await;
     assert!(
-        stderr.contains("no matches for kind \"Role\" in version \"rbac.authorization.k8s.io/v1\""),
+        stderr.contains("no matches for kind \"RuntimeClass\" in version \"node.k8s.io/v1\""),
         "{stderr}"
     );
     c.stop().await;

@@ -124,6 +124,15 @@ fn sample(group: &str, kind: &str) -> Value {
             }}}}}
         }),
         ("scheduling.k8s.io", "PriorityClass") => json!({"metadata": meta, "value": 1000}),
+        ("rbac.authorization.k8s.io", "Role") | ("rbac.authorization.k8s.io", "ClusterRole") => {
+            json!({"metadata": meta, "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]})
+        }
+        ("rbac.authorization.k8s.io", "RoleBinding")
+        | ("rbac.authorization.k8s.io", "ClusterRoleBinding") => json!({
+            "metadata": meta,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "default"}]
+        }),
         ("storage.k8s.io", "StorageClass") => {
             json!({"metadata": meta, "provisioner": "example.com/disk"})
         }

@@ -5,7 +5,11 @@
 //! reads storage, the network or the clock.
 
 mod attributes;
+mod forbidden;
+pub mod rbac;
+pub mod review;
 mod user;
 
 pub use attributes::{Attributes, Decision};
+pub use forbidden::{Forbidden, forbidden_message};
 pub use user::{UserInfo, groups, users};

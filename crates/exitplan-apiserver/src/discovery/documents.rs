@@ -114,6 +114,7 @@ const GROUP_ORDER: &[&str] = &[
     "batch",
     "networking.k8s.io",
     "policy",
+    "rbac.authorization.k8s.io",
     "storage.k8s.io",
     "scheduling.k8s.io",
     "coordination.k8s.io",
@@ -431,7 +432,7 @@ mod tests {
         assert_eq!(pods["shortNames"], json!(["po"]));
         assert_eq!(pods["categories"], json!(["all"]));
         assert_eq!(pods["singularName"], "pod");
-        assert!(resource_list(&builtin(), "rbac.authorization.k8s.io", "v1").is_none());
+        assert!(resource_list(&builtin(), "node.k8s.io", "v1").is_none());
     }
 
     #[test]
@@ -451,6 +452,7 @@ mod tests {
                 "batch",
                 "networking.k8s.io",
                 "policy",
+                "rbac.authorization.k8s.io",
                 "storage.k8s.io",
                 "scheduling.k8s.io",
                 "coordination.k8s.io",
@@ -465,7 +467,7 @@ mod tests {
             "lifecycle.k8s.io/v1alpha1"
         );
         assert_eq!(lifecycle["kind"], "APIGroup");
-        assert!(group(&builtin(), "rbac.authorization.k8s.io").is_none());
+        assert!(group(&builtin(), "node.k8s.io").is_none());
 
         let agg = aggregated_groups(&builtin());
         let lc = agg["items"]

@@ -137,6 +137,27 @@ pub fn parse(selector: &str, def: &ResourceDef) -> Result<Vec<Term>, String> {
         .collect()
 }
 
+/// The name a selector pins, as upstream's `RequiresExactMatch("metadata.name")`
+/// on a parsed selector: `None` when the selector does not parse or has no
+/// `metadata.name=`/`==` term. Request attributes use it, so a list or watch
+/// of one object by name can be authorized by `resourceNames`.
+pub fn exact_name(selector: &str) -> Option<String> {
+    let mut parts = split_terms(selector);
+    parts.sort_unstable();
+    let mut found = None;
+    for part in parts {
+        if part.is_empty() {
+            continue;
+        }
+        let (lhs, op, rhs) = split_term(part)?;
+        let value = unescape(rhs).ok()?;
+        if lhs == "metadata.name" && op != "!=" && found.is_none() {
+            found = Some(value);
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -152,14 +152,15 @@ fn field(line: &'static str) -> Option<Field> {
 
 /// The message of an object of `api_version`/`kind`, as the protobuf
 /// serializer finds it: `k8s.io.api.<group>.<version>.<Kind>` (`core` for
-/// the legacy group, a `*.k8s.io` group without that suffix), then the
+/// the legacy group, else the group's first label: `rbac` for
+/// `rbac.authorization.k8s.io`, `events` for `events.k8s.io`), then the
 /// `meta.k8s.io` kinds every group version serves (`Status`,
 /// `DeleteOptions`, …).
 pub fn message_for(api_version: &str, kind: &str) -> Option<(&'static str, &'static Message)> {
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
     let group = match group {
         "" => "core",
-        g => g.strip_suffix(".k8s.io").unwrap_or(g),
+        g => g.split('.').next().unwrap_or(g),
     };
     let candidates = [
         format!("k8s.io.api.{group}.{version}.{kind}"),
@@ -201,6 +202,7 @@ mod tests {
             ("apps/v1", "Deployment"),
             ("policy/v1", "PodDisruptionBudget"),
             ("coordination.k8s.io/v1", "Lease"),
+            ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
             ("events.k8s.io/v1", "Event"),
             ("meta.k8s.io/v1", "DeleteOptions"),
             ("autoscaling/v1", "Scale"),

@@ -207,6 +207,11 @@ static CRON_JOB: Typed<exitplan_api::batch::cron_job::CronJobStrategy> = Typed::
 static PRIORITY_CLASS: Typed<exitplan_api::scheduling::priority_class::PriorityClassStrategy> =
     Typed::new();
 static CRD: CrdAdmission = CrdAdmission;
+static ROLE: Typed<exitplan_api::rbac::role::RoleStrategy> = Typed::new();
+static CLUSTER_ROLE: Typed<exitplan_api::rbac::role::ClusterRoleStrategy> = Typed::new();
+static ROLE_BINDING: Typed<exitplan_api::rbac::binding::RoleBindingStrategy> = Typed::new();
+static CLUSTER_ROLE_BINDING: Typed<exitplan_api::rbac::binding::ClusterRoleBindingStrategy> =
+    Typed::new();
 static STORAGE_CLASS: Typed<exitplan_api::storage::storage_class::StorageClassStrategy> =
     Typed::new();
 
@@ -734,6 +739,54 @@ pub static RESOURCES: &[ResourceDef] = &[
             false,
             "priorityclasses.scheduling.k8s.io",
             &PRIORITY_CLASS,
+        )
+    },
+    ResourceDef {
+        ..plain(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "Role",
+            "roles",
+            "role",
+            true,
+            "roles.rbac.authorization.k8s.io",
+            &ROLE,
+        )
+    },
+    ResourceDef {
+        ..plain(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "ClusterRole",
+            "clusterroles",
+            "clusterrole",
+            false,
+            "clusterroles.rbac.authorization.k8s.io",
+            &CLUSTER_ROLE,
+        )
+    },
+    ResourceDef {
+        ..plain(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "RoleBinding",
+            "rolebindings",
+            "rolebinding",
+            true,
+            "rolebindings.rbac.authorization.k8s.io",
+            &ROLE_BINDING,
+        )
+    },
+    ResourceDef {
+        ..plain(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "ClusterRoleBinding",
+            "clusterrolebindings",
+            "clusterrolebinding",
+            false,
+            "clusterrolebindings.rbac.authorization.k8s.io",
+            &CLUSTER_ROLE_BINDING,
         )
     },
     ResourceDef {

@@ -264,6 +264,30 @@ pub fn unauthorized() -> ApiError {
     failure(401, "Unauthorized", "Unauthorized", None)
 }
 
+/// 403 `Forbidden` as `apierrors.NewForbidden(group/resource, name, err)`
+/// words it: `<resource>[.<group>] ["<name>" ]is forbidden: <err>`, or
+/// `forbidden: <err>` without a resource (non-resource URLs); details name
+/// the group, the resource (as `kind`) and the object.
+pub fn forbidden(group: &str, resource: &str, name: &str, err: &str) -> ApiError {
+    let message = if resource.is_empty() && group.is_empty() {
+        format!("forbidden: {err}")
+    } else if name.is_empty() {
+        format!("{} is forbidden: {err}", group_resource(group, resource))
+    } else {
+        format!(
+            "{} {} is forbidden: {err}",
+            group_resource(group, resource),
+            go_quote(name)
+        )
+    };
+    failure(
+        403,
+        "Forbidden",
+        message,
+        Some(details(group, resource, name)),
+    )
+}
+
 /// 403 `Forbidden` for creating in a terminating namespace.
 pub fn namespace_terminating(group: &str, resource: &str, name: &str, ns: &str) -> ApiError {
     let mut e = failure(
@@ -409,5 +433,31 @@ mod tests {
         assert_eq!(j["kind"], "Status");
         assert_eq!(j["reason"], "Unauthorized");
         assert_eq!(j["code"], 401);
+    }
+
+    #[test]
+    fn forbidden_as_new_forbidden_words_it() {
+        let e = forbidden("", "pods", "", "User \"x\" cannot list resource \"pods\"");
+        assert_eq!(e.code(), 403);
+        assert_eq!(
+            e.status.message.as_deref(),
+            Some("pods is forbidden: User \"x\" cannot list resource \"pods\"")
+        );
+        assert_eq!(e.status.reason.as_deref(), Some("Forbidden"));
+        let e = forbidden("apps", "deployments", "d", "no");
+        assert_eq!(
+            e.status.message.as_deref(),
+            Some("deployments.apps \"d\" is forbidden: no")
+        );
+        let d = e.status.details.expect("details");
+        assert_eq!(
+            (d.group.as_deref(), d.kind.as_deref(), d.name.as_deref()),
+            (Some("apps"), Some("deployments"), Some("d"))
+        );
+        let e = forbidden("", "", "", "User \"x\" cannot get path \"/metrics\"");
+        assert_eq!(
+            e.status.message.as_deref(),
+            Some("forbidden: User \"x\" cannot get path \"/metrics\"")
+        );
     }
 }

@@ -9,7 +9,7 @@
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`], [`scale`], [`token`].
 //! * [`crd`] — the CRD controllers, run after every CRD write.
-//! * Shared: [`errors`] (Status texts), [`query`], [`request`],
+//! * Shared: [`errors`] (Status texts), [`query`], [`request`], [`request_info`],
 //!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
 
@@ -33,6 +33,7 @@ pub mod priority;
 pub mod protobuf;
 pub mod query;
 pub mod request;
+pub mod request_info;
 pub mod resourceversion;
 pub mod respond;
 pub mod router;

@@ -241,12 +241,19 @@ pub async fn put_shedding_managed_fields(
 }
 
 /// Whether a PUT of an absent object creates it (`AllowCreateOnUpdate`:
-/// Leases and Events upstream).
+/// Leases, Events and the RBAC kinds upstream).
 pub fn allows_create_on_update(def: &ResourceDef) -> bool {
     matches!(
         (def.group, def.kind),
         ("coordination.k8s.io", "Lease") | ("", "Event") | ("events.k8s.io", "Event")
-    )
+    ) || def.group == "rbac.authorization.k8s.io"
+}
+
+/// Whether a PUT without a resourceVersion updates the stored object
+/// (`AllowUnconditionalUpdate`: the RBAC kinds upstream; other kinds here
+/// still require one).
+pub fn allows_unconditional_update(def: &ResourceDef) -> bool {
+    def.group == "rbac.authorization.k8s.io"
 }
 
 /// `PUT …/<name>` and `PUT …/<name>/<subresource>` (`status`,
@@ -299,6 +306,13 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
         }
         Err(e) => return Err(e),
     };
+    if call.subresource.is_none()
+        && allows_unconditional_update(call.def)
+        && meta_str(&new, "resourceVersion").is_none_or(str::is_empty)
+        && let Some(meta) = meta_mut(&mut new)
+    {
+        meta.insert("resourceVersion".into(), stored.revision.to_string().into());
+    }
     let updated = update_object(
         &call.state,
         Update {

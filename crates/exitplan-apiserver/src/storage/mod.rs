@@ -879,6 +879,17 @@ impl Store {
         (items, state.revision)
     }
 
+    /// A cheap fingerprint of what lives under `prefix`: how many objects and
+    /// the newest revision among them. Any write under the prefix changes it
+    /// (a put brings a newer revision, a delete lowers the count), so caches
+    /// derived from a few objects (the RBAC policy, webhook configurations)
+    /// can tell whether to rebuild without copying anything.
+    pub fn fingerprint(&self, prefix: &Prefix) -> (usize, u64) {
+        let state = read(&self.inner.state);
+        history::index_range(&state.index, prefix, None)
+            .fold((0, 0), |(n, rev), o| (n + 1, rev.max(o.revision)))
+    }
+
     /// Writes `object` at `key` if `precondition` holds; stamps its
     /// `metadata.resourceVersion` and returns the stored version once durable.
     ///

@@ -466,3 +466,46 @@ async fn a_format_2_database_is_migrated_to_checksummed_records() {
     drop((log, meta, read, db));
     let _ = std::fs::remove_file(&path);
 }
+
+#[tokio::test]
+async fn fingerprint_changes_with_every_write_under_its_prefix_only() {
+    let store = Store::in_memory().expect("store");
+    let pods = Prefix::new("pods", Some("default"));
+    assert_eq!(store.fingerprint(&pods), (0, 0));
+    let put = |name: &'static str, pre| {
+        store.put(
+            Key::new("pods", "default", name),
+            pod(name),
+            Attrs::default(),
+            pre,
+        )
+    };
+    put("a", Precondition::Absent).await.expect("a");
+    put("b", Precondition::Absent).await.expect("b");
+    assert_eq!(store.fingerprint(&pods), (2, 2));
+    put("a", Precondition::None).await.expect("update a");
+    assert_eq!(store.fingerprint(&pods), (2, 3), "an update");
+    store
+        .delete(&Key::new("pods", "default", "b"), Precondition::None)
+        .await
+        .expect("delete b");
+    assert_eq!(
+        store.fingerprint(&pods),
+        (1, 3),
+        "a delete of an older object"
+    );
+    store
+        .put(
+            Key::new("pods", "other", "c"),
+            pod("c"),
+            Attrs::default(),
+            Precondition::Absent,
+        )
+        .await
+        .expect("c");
+    assert_eq!(
+        store.fingerprint(&pods),
+        (1, 3),
+        "other prefixes do not count"
+    );
+}

@@ -17,7 +17,7 @@ use std::io::Write as _;
 
 use k8s_openapi::api::{
     apps, autoscaling, batch, coordination, core, discovery, events, lifecycle, networking, policy,
-    scheduling, storage,
+    rbac, scheduling, storage,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
@@ -67,6 +67,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "io.k8s.api.networking.v1.NetworkPolicy" => networking::v1::NetworkPolicy,
         "io.k8s.api.batch.v1.CronJob" => batch::v1::CronJob,
         "io.k8s.api.scheduling.v1.PriorityClass" => scheduling::v1::PriorityClass,
+        "io.k8s.api.rbac.v1.Role" => rbac::v1::Role,
+        "io.k8s.api.rbac.v1.ClusterRole" => rbac::v1::ClusterRole,
+        "io.k8s.api.rbac.v1.RoleBinding" => rbac::v1::RoleBinding,
+        "io.k8s.api.rbac.v1.ClusterRoleBinding" => rbac::v1::ClusterRoleBinding,
         "io.k8s.api.storage.v1.StorageClass" => storage::v1::StorageClass,
         "io.k8s.api.events.v1.Event" => events::v1::Event,
         "io.k8s.api.batch.v1.Job" => batch::v1::Job,

@@ -35,6 +35,7 @@ const PACKAGES: &[&str] = &[
     "api/events/v1",
     "api/networking/v1",
     "api/policy/v1",
+    "api/rbac/v1",
     "api/scheduling/v1",
     "api/storage/v1",
     "apimachinery/pkg/api/resource",

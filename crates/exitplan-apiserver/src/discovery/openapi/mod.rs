@@ -497,7 +497,7 @@ mod tests {
                 .pointer("/components/schemas/io.k8s.api.core.v1.Pod")
                 .is_none()
         );
-        assert!(v3("rbac.authorization.k8s.io", "v1").is_none());
+        assert!(v3("node.k8s.io", "v1").is_none());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! ```text
 //!   printer_for(group, kind) ── PRINTERS: one line per kind
 //!       core.rs  apps.rs  batch.rs  networking.rs  cluster.rs  builtin.rs
-//!       pod.rs  lifecycle.rs          (cells.rs: shared cell formats)
+//!       pod.rs  lifecycle.rs  rbac.rs (cells.rs: shared cell formats)
 //!   kinds without a printer ── DEFAULT: Name, Created At (rest.DefaultTableConvertor)
 //!   custom resources ──────── custom.rs: CustomColumns from a CRD version's
 //!                             additionalPrinterColumns (jsonpath.rs)
@@ -25,6 +25,7 @@ mod jsonpath;
 mod lifecycle;
 mod networking;
 mod pod;
+mod rbac;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -180,6 +181,16 @@ const PRINTERS: &[(&str, &str, Printer)] = &[
         "scheduling.k8s.io",
         "PriorityClass",
         cluster::PRIORITY_CLASS,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        rbac::ROLE_BINDING,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        rbac::CLUSTER_ROLE_BINDING,
     ),
     ("storage.k8s.io", "StorageClass", cluster::STORAGE_CLASS),
     (
@@ -384,8 +395,8 @@ mod tests {
     use super::*;
     use crate::registry::{RESOURCES, find};
 
-    /// Every served kind but LimitRange and CRDs (none upstream either) has its own
-    /// printer; every column says what it shows (a misspelt OpenAPI
+    /// Every served kind but LimitRange, CRDs, Roles and ClusterRoles (none
+    /// upstream either) has its own printer; every column says what it shows (a misspelt OpenAPI
     /// property would describe it as ""); a minimal object gets a real
     /// row, not the fallback.
     #[test]
@@ -394,7 +405,10 @@ mod tests {
         for def in RESOURCES {
             let p = printer_for(def.group, def.kind);
             // CRDs get the default Name/Created At table upstream too.
-            let default = def.kind == "LimitRange" || def.kind == "CustomResourceDefinition";
+            let default = matches!(
+                def.kind,
+                "LimitRange" | "CustomResourceDefinition" | "Role" | "ClusterRole"
+            );
             assert_eq!(p.is_none(), default, "{}", def.plural);
             let p = printer(def);
             for c in (p.columns)() {

@@ -1,7 +1,9 @@
 //! `exitplan bench apiserver`: the embedded API server's figures — durable
 //! (or, `--in-memory`, in-memory) pod creates/s with 1 and 16 concurrent clients, LIST of 10,000 pods,
 //! custom resource creates/s with a CEL-validated schema against the pods'
-//! ([`super::apiserver_crd`]),
+//! ([`super::apiserver_crd`]), creates/s under a ServiceAccount token bound
+//! by RBAC and the latency one admission webhook adds
+//! ([`super::apiserver_auth`]),
 //! events/s delivered to 100 concurrent watchers (and whether each got every
 //! event in order), RSS idle and with 10,000 pods, and GET latency on a real
 //! TLS listener with 2,000 idle and 100 slow-header connections held
@@ -64,7 +66,7 @@ pub struct ApiserverArgs {
 }
 
 /// A pod of about 1.5 KB of JSON, as a controller-created pod typically is.
-fn pod(namespace: &str, name: &str) -> Pod {
+pub(super) fn pod(namespace: &str, name: &str) -> Pod {
     let value = json!({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {
@@ -303,7 +305,7 @@ async fn creates_quiet(
     Ok(())
 }
 
-async fn namespace(client: &kube::Client, name: &str) -> Result<()> {
+pub(super) async fn namespace(client: &kube::Client, name: &str) -> Result<()> {
     let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}}))?;
     Api::<Namespace>::all(client.clone())
         .create(&PostParams::default(), &ns)
@@ -395,6 +397,12 @@ async fn bench(dir: &std::path::Path, args: &ApiserverArgs) -> Result<()> {
     lists(&server, &client, "default", args.pods).await?;
     let pods = super::apiserver_crd::PodRates { one, sixteen };
     super::apiserver_crd::creates(&client, "bench-one", "default", args.pods, pods).await?;
+    if let Err(e) = super::apiserver_auth::service_account(&server, &client, args.pods).await {
+        println!("ServiceAccount creates: not measured: {e:#}");
+    }
+    if let Err(e) = super::apiserver_auth::webhook(&client, 500).await {
+        println!("webhook latency: not measured: {e:#}");
+    }
     fan_out(&client, args.watchers, args.events).await?;
     super::apiserver_memory::table_lists(&server, args.memory.table_pods, args.memory.table_lists)
         .await?;

@@ -3,6 +3,7 @@
 //! assertions in tests). Build with `--release` for meaningful figures.
 
 pub mod apiserver;
+mod apiserver_auth;
 mod apiserver_crd;
 pub mod apiserver_memory;
 mod connections;
