@@ -1,7 +1,7 @@
 //! The webhook configurations, read from the store as k8s-openapi types and
 //! cached: a request checks the store's revision (and, when it moved, the
-//! keys and revisions of the configurations) and reuses the parsed hooks
-//! and their HTTPS clients until a configuration changes. With no
+//! [`Store::fingerprint`] of the configurations) and reuses the parsed
+//! hooks and their HTTPS clients until a configuration changes. With no
 //! configuration stored, a request costs one revision compare.
 
 use std::sync::{Arc, OnceLock, RwLock};
@@ -13,7 +13,7 @@ use k8s_openapi::api::admissionregistration::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use crate::storage::{Key, Prefix, Store, StoredObject};
+use crate::storage::{Prefix, Store, StoredObject};
 
 /// Where the mutating configurations are stored.
 pub const MUTATING_STORAGE: &str = "mutatingwebhookconfigurations.admissionregistration.k8s.io";
@@ -80,8 +80,8 @@ impl Hook {
 pub struct Snapshot {
     /// Store revision this snapshot was checked against.
     revision: u64,
-    /// Keys and revisions of the configurations read.
-    fingerprint: Vec<(Key, u64)>,
+    /// [`Store::fingerprint`] of the mutating, then the validating configurations.
+    fingerprint: [(usize, u64); 2],
     /// The mutating webhooks.
     pub mutating: Vec<Arc<Hook>>,
     /// The validating webhooks.
@@ -110,13 +110,9 @@ impl Webhooks {
         {
             return Arc::clone(s);
         }
-        let (mutating, _) = store.list(&Prefix::new(MUTATING_STORAGE, None));
-        let (validating, _) = store.list(&Prefix::new(VALIDATING_STORAGE, None));
-        let fingerprint: Vec<(Key, u64)> = mutating
-            .iter()
-            .chain(&validating)
-            .map(|o| (o.key.clone(), o.revision))
-            .collect();
+        let mutating = Prefix::new(MUTATING_STORAGE, None);
+        let validating = Prefix::new(VALIDATING_STORAGE, None);
+        let fingerprint = [store.fingerprint(&mutating), store.fingerprint(&validating)];
         let fresh = match cached {
             Some(s) if s.fingerprint == fingerprint => Arc::new(Snapshot {
                 revision,
@@ -124,7 +120,12 @@ impl Webhooks {
                 mutating: s.mutating.clone(),
                 validating: s.validating.clone(),
             }),
-            _ => Arc::new(build(revision, fingerprint, &mutating, &validating)),
+            _ => Arc::new(build(
+                revision,
+                fingerprint,
+                &store.list(&mutating).0,
+                &store.list(&validating).0,
+            )),
         };
         if let Ok(mut c) = self.cache.write()
             && c.as_ref().is_none_or(|s| s.revision <= revision)
@@ -137,7 +138,7 @@ impl Webhooks {
 
 fn build(
     revision: u64,
-    fingerprint: Vec<(Key, u64)>,
+    fingerprint: [(usize, u64); 2],
     mutating: &[Arc<StoredObject>],
     validating: &[Arc<StoredObject>],
 ) -> Snapshot {
