@@ -81,14 +81,24 @@ async fn an_allowing_webhook_sees_the_request_and_its_warnings_reach_the_client(
         json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "me"})
     );
     assert_eq!(r["uid"].as_str().map(str::len), Some(36));
-    // Not selected: an UPDATE.
+    // Later calls go over the pooled connection.
     let api = kube::Api::<ConfigMap>::namespaced(client(&s), "default");
+    for i in 0..10 {
+        api.create(
+            &PostParams::default(),
+            &configmap(&format!("again-{i}"), json!({})),
+        )
+        .await
+        .expect("created");
+    }
+    assert_eq!(h.seen().len(), 11);
+    // Not selected: an UPDATE.
     let mut cm = api.get("a").await.expect("get");
     cm.data = Some([("x".to_owned(), "y".to_owned())].into());
     api.replace("a", &PostParams::default(), &cm)
         .await
         .expect("update");
-    assert_eq!(h.seen().len(), 1);
+    assert_eq!(h.seen().len(), 11);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

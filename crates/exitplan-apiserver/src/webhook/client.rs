@@ -279,7 +279,7 @@ impl Client {
         let mut idle = self.idle.lock().ok()?;
         while let Some(i) = idle.iter().position(|(a, _)| a == authority) {
             let (_, sender) = idle.swap_remove(i);
-            if !sender.is_closed() && sender.is_ready() {
+            if !sender.is_closed() {
                 return Some(sender);
             }
         }
@@ -288,20 +288,46 @@ impl Client {
 
     async fn exchange(&self, target: &Target, body: Vec<u8>) -> Result<(u16, Bytes), String> {
         let authority = format!("{}:{}", target.host, target.port);
-        let mut sender = match self.pooled(&authority) {
-            Some(s) => s,
-            None => self.connect(target).await?,
+        let body = Bytes::from(body);
+        let request = |body: Bytes| {
+            hyper::Request::post(target.path.as_str())
+                .header(hyper::header::HOST, authority.as_str())
+                .header(hyper::header::CONTENT_TYPE, "application/json")
+                .header(hyper::header::ACCEPT, "application/json, */*")
+                .body(Body::from(body))
+                .map_err(|e| e.to_string())
         };
-        let request = hyper::Request::post(target.path.as_str())
-            .header(hyper::header::HOST, authority.as_str())
-            .header(hyper::header::CONTENT_TYPE, "application/json")
-            .header(hyper::header::ACCEPT, "application/json, */*")
-            .body(Body::from(body))
-            .map_err(|e| e.to_string())?;
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|e| hyper_error(&e))?;
+        // A pooled connection the server closed meanwhile fails before
+        // anything was read: retried once on a new connection, as Go's
+        // transport retries a request on a reused connection.
+        let mut pooled = self.pooled(&authority);
+        if let Some(sender) = &mut pooled
+            && sender.ready().await.is_err()
+        {
+            pooled = None;
+        }
+        let (sender, response) = match pooled {
+            Some(mut sender) => match sender.send_request(request(body.clone())?).await {
+                Ok(r) => (sender, r),
+                Err(e) if e.is_closed() || e.is_incomplete_message() || e.is_canceled() => {
+                    let mut fresh = self.connect(target).await?;
+                    let r = fresh
+                        .send_request(request(body)?)
+                        .await
+                        .map_err(|e| hyper_error(&e))?;
+                    (fresh, r)
+                }
+                Err(e) => return Err(hyper_error(&e)),
+            },
+            None => {
+                let mut fresh = self.connect(target).await?;
+                let r = fresh
+                    .send_request(request(body)?)
+                    .await
+                    .map_err(|e| hyper_error(&e))?;
+                (fresh, r)
+            }
+        };
         let code = response.status().as_u16();
         let bytes = axum::body::to_bytes(Body::new(response.into_body()), MAX_ANSWER)
             .await
