@@ -11,6 +11,8 @@
 //! ```
 //!
 //! * [`clock`] — the one injected clock.
+//! * [`authn`] — authentication (admin token, service account tokens) and
+//!   impersonation.
 //! * [`storage`] — objects, revisions, durability, watches.
 //! * [`registry`] — the served resources and their admission rules.
 //! * [`discovery`] — version, discovery, OpenAPI, Tables, selectors.
@@ -21,6 +23,7 @@
 //! * [`kubeconfig`] — the kubeconfig `exitplan up` writes; [`tls`] — its
 //!   local CA and HTTPS listener.
 
+pub mod authn;
 pub mod clock;
 pub mod discovery;
 pub mod kubeconfig;

@@ -16,6 +16,7 @@ use std::time::Duration;
 use axum::Router;
 use serde_json::json;
 
+use crate::authn::{Authenticator, Authorize, SigningKey};
 use crate::clock::{SharedClock, SystemClock};
 use crate::registry::find;
 use crate::rest::State;
@@ -42,6 +43,9 @@ pub enum ServerError {
     /// Bootstrapping an object failed.
     #[error("bootstrap failed: {0}")]
     Bootstrap(String),
+    /// The service account signing key could not be made.
+    #[error(transparent)]
+    Key(#[from] crate::authn::jwt::KeyError),
 }
 
 /// Builds a [`Server`].
@@ -52,6 +56,8 @@ pub struct ServerBuilder {
     token: Option<String>,
     bookmark_interval: Option<Duration>,
     limits: ConnectionLimits,
+    service_account_key: Option<SigningKey>,
+    authorizer: Option<Arc<dyn Authorize>>,
 }
 
 impl ServerBuilder {
@@ -87,9 +93,28 @@ impl ServerBuilder {
         self
     }
 
+    /// The key that signs and verifies service account tokens (default: a
+    /// new key per server, so tokens do not outlive it; `exitplan up`
+    /// passes [`SigningKey::load_or_create`] of its data directory).
+    pub fn service_account_key(mut self, key: SigningKey) -> Self {
+        self.service_account_key = Some(key);
+        self
+    }
+
+    /// The authorizer every request (and each impersonation) is checked
+    /// against (default: `system:masters`, then RBAC).
+    pub fn authorizer(mut self, authorizer: Arc<dyn Authorize>) -> Self {
+        self.authorizer = Some(authorizer);
+        self
+    }
+
     /// Builds the server and creates the system namespaces if missing.
     pub async fn build(self) -> Result<Server, ServerError> {
         let store = self.store.ok_or(ServerError::NoStore)?;
+        let key = match self.service_account_key {
+            Some(key) => key,
+            None => SigningKey::generate()?,
+        };
         let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
         let metrics = Arc::new(crate::rest::metrics::ApiMetrics::new());
         store.observe_commits(metrics.commit_histogram());
@@ -103,6 +128,12 @@ impl ServerBuilder {
             service_writes: tokio::sync::Mutex::new(()),
             registry: crate::registry::Registry::new(),
             crd_sync: tokio::sync::Mutex::new(()),
+            rbac: crate::rest::rbac::RbacCache::default(),
+            rbac_aggregation: tokio::sync::Mutex::new(()),
+            authn: Authenticator::new(key),
+            authorizer: self
+                .authorizer
+                .unwrap_or_else(|| Arc::new(crate::rest::rbac::RbacAuthorizer)),
             webhooks: crate::webhook::Webhooks::new(),
         });
         let server = Server {
@@ -167,6 +198,7 @@ impl Server {
             }
         }
         self.bootstrap_priority_classes().await?;
+        crate::rest::rbac::bootstrap(&self.state).await;
         crate::rest::crd::sync(&self.state).await;
         Ok(())
     }

@@ -189,7 +189,7 @@ async fn kubectl_create_through_protobuf() {
         .await;
     assert_eq!(
         err,
-        "error: failed to create token: TokenRequest.authentication.k8s.io \"robot\" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes\n"
+        "error: failed to create token: TokenRequest.authentication.k8s.io \"\" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes\n"
     );
     let err = c.fails(&["create", "token", "nobody"]).await;
     assert_eq!(

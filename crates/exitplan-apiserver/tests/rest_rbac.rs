@@ -248,7 +248,7 @@ async fn cluster_roles_with_urls_and_aggregation() {
         r#"ClusterRole.rbac.authorization.k8s.io "empty-aggregation" is invalid: aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil"#
     );
     let names: Vec<String> = roles
-        .list(&ListParams::default())
+        .list(&ListParams::default().labels("!kubernetes.io/bootstrapping"))
         .await
         .expect("list")
         .items
@@ -535,4 +535,74 @@ async fn discovery_and_tables() {
         .collect();
     assert_eq!(columns, [&json!("Name"), &json!("Created At")]);
     assert_eq!(table["rows"][0]["cells"], json!(["r", START]));
+}
+
+fn has_rule(role: &ClusterRole, verb: &str, resource: &str) -> bool {
+    role.rules.iter().flatten().any(|r| {
+        r.verbs.iter().any(|v| v == verb) && r.resources.iter().flatten().any(|x| x == resource)
+    })
+}
+
+/// The server starts with kube-apiserver's default roles and bindings, and
+/// aggregates ClusterRoles as kube-controller-manager does: `admin`, `edit`
+/// and `view` carry the rules of the `aggregate-to-*` roles, and a new
+/// ClusterRole labelled `aggregate-to-view` adds its rules to `view` (and,
+/// through it, `edit` and `admin`); deleting it takes them away again.
+#[tokio::test(start_paused = true)]
+async fn default_roles_and_aggregation() {
+    let server = server().await;
+    let roles: Api<ClusterRole> = Api::all(client(&server));
+    let bindings: Api<ClusterRoleBinding> = Api::all(client(&server));
+    let admin = roles.get("cluster-admin").await.expect("cluster-admin");
+    assert!(has_rule(&admin, "*", "*"));
+    let masters = bindings.get("cluster-admin").await.expect("binding");
+    assert_eq!(
+        masters.subjects.expect("subjects")[0].name,
+        "system:masters"
+    );
+    let view = roles.get("view").await.expect("view");
+    assert!(has_rule(&view, "list", "pods"), "{view:?}");
+    assert!(!has_rule(&view, "create", "pods"));
+    let edit = roles.get("edit").await.expect("edit");
+    assert!(has_rule(&edit, "create", "pods"));
+    assert!(has_rule(&edit, "list", "pods"), "edit aggregates view");
+    for name in [
+        "admin",
+        "system:discovery",
+        "system:basic-user",
+        "system:public-info-viewer",
+    ] {
+        roles.get(name).await.expect(name);
+    }
+
+    let mut widgets = ClusterRole {
+        metadata: meta("widgets-view"),
+        rules: Some(vec![rule(&["get", "list"], &["example.com"], &["widgets"])]),
+        ..ClusterRole::default()
+    };
+    widgets.metadata.labels = Some(
+        [(
+            "rbac.authorization.k8s.io/aggregate-to-view".to_owned(),
+            "true".to_owned(),
+        )]
+        .into(),
+    );
+    roles
+        .create(&PostParams::default(), &widgets)
+        .await
+        .expect("create");
+    for name in ["view", "edit", "admin"] {
+        let role = roles.get(name).await.expect(name);
+        assert!(
+            has_rule(&role, "list", "widgets"),
+            "{name} aggregates widgets"
+        );
+    }
+    roles
+        .delete("widgets-view", &DeleteParams::default())
+        .await
+        .expect("delete");
+    let view = roles.get("view").await.expect("view");
+    assert!(!has_rule(&view, "list", "widgets"));
+    assert!(has_rule(&view, "list", "pods"));
 }

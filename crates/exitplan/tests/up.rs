@@ -164,6 +164,8 @@ fn up_serves_with_a_private_kubeconfig_and_stops_on_sigterm() {
     assert!(config.contains(&format!("token: {token}")));
     assert!(config.contains("certificate-authority-data: "));
     assert_eq!(mode(&data.join("server.key")), 0o600);
+    assert_eq!(mode(&data.join("sa.key")), 0o600);
+    let sa_key = std::fs::read_to_string(data.join("sa.key")).expect("sa.key");
     let ca = std::fs::read_to_string(data.join("ca.crt")).expect("ca");
 
     assert_eq!(get(&addr, &ca, "/healthz", None).0, 200);
@@ -180,6 +182,8 @@ fn up_serves_with_a_private_kubeconfig_and_stops_on_sigterm() {
     assert_eq!(again.trim(), token);
     let ca_again = std::fs::read_to_string(data.join("ca.crt")).expect("ca");
     assert_eq!(ca_again, ca, "the CA is kept");
+    let sa_key_again = std::fs::read_to_string(data.join("sa.key")).expect("sa.key");
+    assert!(sa_key_again == sa_key, "the service account key is kept");
     let (code, _) = get(&addr, &ca, "/api/v1/namespaces/kube-system", Some(&token));
     assert_eq!(code, 200);
     stop(child);

@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::registry::{ResourceDef, Served};
+use crate::rest::review::{REVIEWS, ReviewDef};
 
 /// The version the server reports.
 pub const GIT_VERSION: &str = "v1.37.0-exitplan";
@@ -111,11 +112,14 @@ fn served_in<'a>(
 const GROUP_ORDER: &[&str] = &[
     "apps",
     "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
     "batch",
     "networking.k8s.io",
     "policy",
     "rbac.authorization.k8s.io",
     "storage.k8s.io",
+    "admissionregistration.k8s.io",
     "scheduling.k8s.io",
     "coordination.k8s.io",
     "apiextensions.k8s.io",
@@ -134,11 +138,16 @@ fn group_rank(group: &str) -> (usize, &str) {
 /// The served groups, in discovery order, with their versions.
 fn groups(served: &Served) -> Vec<(&'static str, Vec<&'static str>)> {
     let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
-    for r in served.defs.iter().filter(|r| !r.group.is_empty()) {
-        match out.iter_mut().find(|(g, _)| *g == r.group) {
-            Some((_, versions)) if !versions.contains(&r.version) => versions.push(r.version),
+    let served_versions = served.defs.iter().map(|r| (r.group, r.version));
+    let reviews = REVIEWS.iter().map(|r| (r.group, r.version));
+    for (group, version) in served_versions
+        .chain(reviews)
+        .filter(|(g, _)| !g.is_empty())
+    {
+        match out.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, versions)) if !versions.contains(&version) => versions.push(version),
             Some(_) => {}
-            None => out.push((r.group, vec![r.version])),
+            None => out.push((group, vec![version])),
         }
     }
     out.sort_by(|a, b| group_rank(a.0).cmp(&group_rank(b.0)));
@@ -250,6 +259,15 @@ pub fn resource_list(served: &Served, group: &str, version: &str) -> Option<Valu
             resources.push(entry);
         }
     }
+    for review in reviews_in(group, version) {
+        resources.push(json!({
+            "name": review.plural,
+            "singularName": review.singular,
+            "namespaced": review.namespaced,
+            "kind": review.kind,
+            "verbs": ["create"],
+        }));
+    }
     if resources.is_empty() {
         return None;
     }
@@ -265,6 +283,27 @@ pub fn resource_list(served: &Served, group: &str, version: &str) -> Option<Valu
         "groupVersion": group_version,
         "resources": resources,
     }))
+}
+
+/// The create-only reviews of `group`/`version`.
+fn reviews_in<'a>(
+    group: &'a str,
+    version: &'a str,
+) -> impl Iterator<Item = &'static ReviewDef> + use<'a> {
+    REVIEWS
+        .iter()
+        .filter(move |r| r.group == group && r.version == version)
+}
+
+/// A review as aggregated discovery lists it.
+fn discovery_review(review: &'static ReviewDef) -> Value {
+    json!({
+        "resource": review.plural,
+        "responseKind": {"group": review.group, "version": review.version, "kind": review.kind},
+        "scope": if review.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": review.singular,
+        "verbs": ["create"],
+    })
 }
 
 fn discovery_resource(def: &'static ResourceDef) -> Value {
@@ -305,9 +344,10 @@ fn discovery_group(served: &Served, group: &str, versions: &[&str]) -> Value {
     let versions: Vec<Value> = versions
         .iter()
         .map(|v| {
-            let resources: Vec<Value> = served_in(served, group, v)
+            let mut resources: Vec<Value> = served_in(served, group, v)
                 .map(discovery_resource)
                 .collect();
+            resources.extend(reviews_in(group, v).map(discovery_review));
             json!({"version": v, "resources": resources, "freshness": "Current"})
         })
         .collect();
@@ -449,6 +489,7 @@ mod tests {
             vec![
                 "apps",
                 "events.k8s.io",
+                "authentication.k8s.io",
                 "batch",
                 "networking.k8s.io",
                 "policy",
@@ -468,6 +509,19 @@ mod tests {
         );
         assert_eq!(lifecycle["kind"], "APIGroup");
         assert!(group(&builtin(), "node.k8s.io").is_none());
+        // The create-only reviews (kube-apiserver's entries).
+        let authn = resource_list(&builtin(), "authentication.k8s.io", "v1").expect("served");
+        assert_eq!(
+            authn["resources"],
+            json!([
+                {"name": "selfsubjectreviews", "singularName": "selfsubjectreview", "namespaced": false, "kind": "SelfSubjectReview", "verbs": ["create"]},
+                {"name": "tokenreviews", "singularName": "tokenreview", "namespaced": false, "kind": "TokenReview", "verbs": ["create"]},
+            ])
+        );
+        assert_eq!(
+            group(&builtin(), "authentication.k8s.io").expect("group")["preferredVersion"]["groupVersion"],
+            "authentication.k8s.io/v1"
+        );
 
         let agg = aggregated_groups(&builtin());
         let lc = agg["items"]
@@ -481,6 +535,17 @@ mod tests {
         assert_eq!(evictions["resource"], "evictions");
         assert_eq!(evictions["scope"], "Namespaced");
         assert_eq!(evictions["subresources"][0]["subresource"], "status");
+        let authn = agg["items"]
+            .as_array()
+            .and_then(|i| {
+                i.iter()
+                    .find(|g| g["metadata"]["name"] == "authentication.k8s.io")
+            })
+            .expect("authentication group");
+        assert_eq!(
+            authn["versions"][0]["resources"][1],
+            json!({"resource": "tokenreviews", "responseKind": {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenReview"}, "scope": "Cluster", "singularResource": "tokenreview", "verbs": ["create"]})
+        );
         let core = aggregated_core(&builtin());
         let pods = core["items"][0]["versions"][0]["resources"]
             .as_array()

@@ -3,12 +3,15 @@
 //! `staging/src/k8s.io/apiserver/pkg/endpoints/handlers` over
 //! [`crate::storage`] and [`crate::registry`].
 //!
-//! * [`router`] — path resolution and dispatch; [`auth`] — bearer token.
+//! * [`router`] — path resolution and dispatch; [`auth`] — bearer token
+//!   parsing and public paths (the authenticator is [`crate::authn`]).
+//! * [`review`] — create-only reviews (TokenReview, SelfSubjectReview).
 //! * Verbs: [`get`], [`list`], [`watch`], [`create`], [`update`],
 //!   [`patch`], [`delete`] (with deletecollection).
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`], [`scale`], [`token`].
 //! * [`crd`] — the CRD controllers, run after every CRD write.
+//! * [`rbac`] — the RBAC policy snapshot, default roles, ClusterRole aggregation.
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`], [`request_info`],
 //!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
@@ -32,10 +35,12 @@ pub mod patch;
 pub mod priority;
 pub mod protobuf;
 pub mod query;
+pub mod rbac;
 pub mod request;
 pub mod request_info;
 pub mod resourceversion;
 pub mod respond;
+pub mod review;
 pub mod router;
 pub mod scale;
 pub mod service_alloc;

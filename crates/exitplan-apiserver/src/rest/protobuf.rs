@@ -60,8 +60,13 @@ pub fn to_json(
     delete: bool,
     body: &[u8],
 ) -> Result<Vec<u8>, ApiError> {
-    let into = into_kind(def, subresource, delete);
-    match decode_object(body, &into) {
+    decode_as(&into_kind(def, subresource, delete), body)
+}
+
+/// The JSON form of a protobuf request body that must decode into `into`
+/// (errors as [`to_json`]'s).
+pub fn decode_as(into: &TypeMeta, body: &[u8]) -> Result<Vec<u8>, ApiError> {
+    match decode_object(body, into) {
         Ok((_, value)) => serde_json::to_vec(&value).map_err(super::errors::internal),
         Err(
             e @ (DecodeError::Empty

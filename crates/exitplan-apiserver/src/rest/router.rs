@@ -10,14 +10,18 @@ use axum::extract::{Request, State as AxState};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::errors::{ApiError, failure, method_not_allowed, resource_not_found, unauthorized};
+use exitplan_authz::UserInfo;
+
+use super::errors::{ApiError, failure, method_not_allowed, resource_not_found};
 use super::query::Query;
 use super::request::{ApiPath, ResourcePath, resolve};
 use super::respond;
 use super::state::{Call, State};
 use super::{
-    auth, binding, create, delete, eviction, get, list, metrics, patch, scale, token, update, watch,
+    auth, binding, create, delete, eviction, get, list, metrics, patch, review, scale, token,
+    update, watch,
 };
+use crate::authn::impersonation;
 use crate::discovery;
 
 /// Largest request body accepted (kube-apiserver's 3 MiB).
@@ -45,12 +49,16 @@ async fn dispatch(AxState(state): AxState<Arc<State>>, req: Request) -> Response
     let metrics = state.metrics.clone();
     let response = if auth::is_public(&path) {
         text(StatusCode::OK, "ok")
-    } else if !auth::authorized(req.headers(), state.token.as_deref()) {
-        unauthorized().into_response()
     } else {
-        match route(state, req).await {
-            Ok(r) => r,
-            Err(e) => e.into_response(),
+        match identify(&state, &req) {
+            Err(refusal) => refusal.into_response(),
+            Ok(user) => match authorize(&state, &req, &user) {
+                Err(e) => e.into_response(),
+                Ok(()) => match route(state, req, user).await {
+                    Ok(r) => r,
+                    Err(e) => e.into_response(),
+                },
+            },
         }
     };
     let code = response.status().as_u16();
@@ -64,6 +72,37 @@ async fn dispatch(AxState(state): AxState<Arc<State>>, req: Request) -> Response
         return long_running(response, metrics.longrunning(&labels));
     }
     response
+}
+
+/// Who `req` is: its authenticated user (401 otherwise), or whom it
+/// impersonates (403 or 500 otherwise).
+fn identify(state: &State, req: &Request) -> Result<Arc<UserInfo>, impersonation::Refusal> {
+    let user = state.authn.authenticate_request(state, req.headers())?;
+    let uri = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| req.uri().path(), |p| p.as_str());
+    impersonation::impersonate(state, state.authorizer.as_ref(), user, req.headers(), uri)
+}
+
+/// Whether `user` may do what `req` asks (kube-apiserver's
+/// `WithAuthorization` filter): a 403 with upstream's message otherwise.
+fn authorize(state: &State, req: &Request, user: &Arc<UserInfo>) -> Result<(), ApiError> {
+    let mut attrs =
+        super::request_info::attributes(req.method(), req.uri().path(), req.uri().query());
+    attrs.user = UserInfo::clone(user);
+    let decision = state.authorizer.authorize(state, &attrs);
+    if decision.allowed() {
+        return Ok(());
+    }
+    tracing::debug!(user = %attrs.user.name, verb = %attrs.verb, resource = %attrs.resource, namespace = %attrs.namespace, "forbidden");
+    let f = exitplan_authz::Forbidden::for_request(&attrs, decision.reason());
+    Err(super::errors::forbidden(
+        &f.group,
+        &f.resource,
+        &f.name,
+        &f.detail,
+    ))
 }
 
 /// A watch's response, counted in `gauge` until its body is dropped (the
@@ -85,7 +124,7 @@ fn long_running(response: Response, gauge: prometheus_client::metrics::gauge::Ga
     Response::from_parts(parts, Body::from_stream(stream))
 }
 
-async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
+async fn route(state: Arc<State>, req: Request, user: Arc<UserInfo>) -> Result<Response, ApiError> {
     let (parts, body) = req.into_parts();
     let path = parts.uri.path().to_owned();
     let get_only = |value: Option<serde_json::Value>| -> Result<Response, ApiError> {
@@ -152,7 +191,19 @@ async fn route(state: Arc<State>, req: Request) -> Result<Response, ApiError> {
     let result = match body {
         Ok(body) => {
             let headers = parts.headers.clone();
-            handle(state, rp, method, parts.uri.query(), headers, body).await
+            match review::find(&rp) {
+                Some(def) => review::create(
+                    &state,
+                    def,
+                    &rp,
+                    &method,
+                    parts.uri.query(),
+                    &headers,
+                    body,
+                    &user,
+                ),
+                None => handle(state, rp, method, parts.uri.query(), headers, body, user).await,
+            }
         }
         Err(e) => Err(e),
     };
@@ -170,11 +221,12 @@ async fn handle(
     query: Option<&str>,
     headers: axum::http::HeaderMap,
     body: bytes::Bytes,
+    user: Arc<UserInfo>,
 ) -> Result<Response, ApiError> {
     let protobuf = matches!(method, Method::POST | Method::PUT | Method::DELETE)
         && !body.is_empty()
         && body_is_protobuf(&headers)?;
-    let mut call = resolve_call(state, rp, query, headers, body)?;
+    let mut call = resolve_call(state, rp, query, headers, body, user)?;
     if protobuf && call.def.custom.is_some() {
         // Custom resources have no protobuf form (kube-apiserver's CR handler
         // serves JSON and YAML only).
@@ -197,9 +249,15 @@ async fn handle(
         && call.def.group == "apiextensions.k8s.io"
         && method != Method::GET
         && !call.query.dry_run().unwrap_or(false);
+    let writes_cluster_roles = super::rbac::writes_cluster_roles(call.def)
+        && method != Method::GET
+        && !call.query.dry_run().unwrap_or(false);
     let result = dispatch_verb(&call, &method, sub.as_deref()).await;
     if writes_crds && result.is_ok() {
         super::crd::sync(&call.state).await;
+    }
+    if writes_cluster_roles && result.is_ok() {
+        super::rbac::aggregate(&call.state).await;
     }
     result
 }
@@ -257,7 +315,7 @@ async fn dispatch_verb(
 /// Bodies of creates, updates, deletes and subresource posts are JSON (a
 /// missing `Content-Type` is read as JSON) or protobuf (`Ok(true)`,
 /// decoded by [`super::protobuf`]); 415 otherwise.
-fn body_is_protobuf(headers: &axum::http::HeaderMap) -> Result<bool, ApiError> {
+pub(super) fn body_is_protobuf(headers: &axum::http::HeaderMap) -> Result<bool, ApiError> {
     let ty = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -277,6 +335,7 @@ fn resolve_call(
     query: Option<&str>,
     headers: axum::http::HeaderMap,
     body: bytes::Bytes,
+    user: Arc<UserInfo>,
 ) -> Result<Call, ApiError> {
     let def = state
         .registry
@@ -303,5 +362,6 @@ fn resolve_call(
         query: Query::parse(query),
         headers,
         body,
+        user,
     })
 }

@@ -1,5 +1,6 @@
-//! What every handler shares (the store, the clock, the token, the shutdown
-//! signal) and the one resolved request a handler works on.
+//! What every handler shares (the store, the clock, the token, the
+//! authenticator and authorizer, the shutdown signal) and the one resolved
+//! request a handler works on.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +36,14 @@ pub struct State {
     pub registry: Registry,
     /// Held while the CRD controllers run ([`super::crd::sync`]).
     pub crd_sync: tokio::sync::Mutex<()>,
+    /// The RBAC policy snapshot requests are authorized against.
+    pub rbac: super::rbac::RbacCache,
+    /// Held while ClusterRoles are aggregated ([`super::rbac::aggregate`]).
+    pub rbac_aggregation: tokio::sync::Mutex<()>,
+    /// Authenticates bearer tokens; holds the service account signing key.
+    pub authn: crate::authn::Authenticator,
+    /// Authorizes impersonation (and, with RBAC, every request).
+    pub authorizer: Arc<dyn crate::authn::Authorize>,
     /// The admission webhook configurations, cached ([`crate::webhook`]).
     pub webhooks: crate::webhook::Webhooks,
 }
@@ -58,6 +67,8 @@ pub struct Call {
     pub headers: HeaderMap,
     /// Request body.
     pub body: Bytes,
+    /// Who the request is (after impersonation).
+    pub user: Arc<exitplan_authz::UserInfo>,
 }
 
 impl Call {

@@ -174,18 +174,10 @@ impl Caller {
     }
 }
 
-/// The user a request is admitted as. A placeholder until requests carry
-/// their authenticated user: the kubeconfig's admin, in `system:masters`.
-pub fn request_user(_call: &crate::rest::state::Call) -> UserInfo {
-    UserInfo {
-        name: "kubernetes-admin".to_owned(),
-        uid: String::new(),
-        groups: vec![
-            exitplan_authz::groups::SYSTEM_MASTERS.to_owned(),
-            exitplan_authz::groups::AUTHENTICATED.to_owned(),
-        ],
-        extra: Default::default(),
-    }
+/// The user a request is admitted as: its authenticated user (after
+/// impersonation).
+pub fn request_user(call: &crate::rest::state::Call) -> UserInfo {
+    (*call.user).clone()
 }
 
 /// The caller of a request ([`request_user`]).

@@ -17,7 +17,8 @@
 //!   server's and those of every controller it runs.
 //! * Data lives in `--data` (default `$XDG_DATA_HOME/exitplan`, else
 //!   `~/.local/share/exitplan`): the database (`exitplan.redb`) and the
-//!   bearer token (`token`, created at first start, mode 0600).
+//!   bearer token (`token`, created at first start, mode 0600), and the
+//!   service account token signing key (`sa.key`, likewise).
 //! * Listens on `--listen` (default `127.0.0.1:6443`) over HTTPS with a
 //!   private CA made at first start (`ca.crt`, `server.crt`, `server.key`
 //!   in the data directory): kubectl (client-go) sends a kubeconfig's token
@@ -195,11 +196,14 @@ async fn serve(args: UpArgs) -> Result<ExitCode> {
     let db = data.join("exitplan.redb");
     let store = open_store(&db).with_context(|| format!("opening {}", db.display()))?;
     let token = load_or_create_token(&data)?;
+    let sa_key = exitplan_apiserver::authn::SigningKey::load_or_create(&data)
+        .context("preparing the service account signing key")?;
     let clock: SharedClock = Arc::new(SystemClock);
     let server = Server::builder()
         .store(store)
         .clock(clock.clone())
         .token(token.clone())
+        .service_account_key(sa_key)
         .build()
         .await
         .context("starting the API server")?;
