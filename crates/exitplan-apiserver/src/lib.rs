@@ -34,3 +34,4 @@ pub mod server;
 pub mod serving;
 pub mod storage;
 pub mod tls;
+pub mod webhook;

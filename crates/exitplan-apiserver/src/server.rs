@@ -136,6 +136,7 @@ impl ServerBuilder {
             authorizer: self
                 .authorizer
                 .unwrap_or_else(|| Arc::new(crate::rest::rbac::RbacAuthorizer)),
+            webhooks: crate::webhook::Webhooks::new(),
         });
         let server = Server {
             state,
@@ -192,7 +193,7 @@ impl Server {
                 continue;
             }
             let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-            match create_object(&self.state, def, obj, "kube-apiserver", false, true).await {
+            match create_object(&self.state, def, obj, "kube-apiserver", false, true, None).await {
                 Ok(_) => tracing::info!(namespace = ns, "created system namespace"),
                 Err(e) if e.reason() == "AlreadyExists" => {}
                 Err(e) => return Err(ServerError::Bootstrap(e.to_string())),
@@ -217,7 +218,7 @@ impl Server {
             }
             let obj =
                 serde_json::to_value(&class).map_err(|e| ServerError::Bootstrap(e.to_string()))?;
-            match create_object(&self.state, def, obj, "kube-apiserver", false, true).await {
+            match create_object(&self.state, def, obj, "kube-apiserver", false, true, None).await {
                 Ok(_) => tracing::info!(priority_class = %name, "created system priority class"),
                 Err(e) if e.reason() == "AlreadyExists" => {}
                 Err(e) => return Err(ServerError::Bootstrap(e.to_string())),

@@ -28,6 +28,7 @@ pub mod admission;
 mod check;
 mod compile;
 mod escape;
+mod expression;
 mod field_path;
 mod rule;
 mod schema;
@@ -40,6 +41,7 @@ use std::sync::OnceLock;
 use exitplan_api::field::{ErrorList, Path};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
 
+pub use expression::Expression;
 pub use validate::Outcome;
 
 /// The functions every rule may call, registered once per process.

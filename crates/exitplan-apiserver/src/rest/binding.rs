@@ -21,13 +21,52 @@ fn binding_conflict(name: &str, why: &str) -> ApiError {
     conflict("", "pods/binding", name, why)
 }
 
+/// The admission webhooks of a CREATE on a subresource whose body is
+/// its own kind (`pods/binding`, `pods/eviction`,
+/// `serviceaccounts/token`): mutating webhooks may patch `body`, then the
+/// validating ones see it.
+pub async fn admit_subresource_create(
+    call: &Call,
+    kind: crate::webhook::Gvn,
+    subresource: &str,
+    body: &mut Value,
+    caller: &crate::webhook::Caller,
+) -> Result<(), ApiError> {
+    let dry_run = call.query.dry_run().unwrap_or(false);
+    let manager = super::meta::field_manager(&call.query, &call.headers);
+    let attrs = crate::webhook::Attributes {
+        kind,
+        dry_run,
+        options: crate::webhook::write_options(&manager, dry_run),
+        ..crate::webhook::Attributes::of(
+            call.def,
+            crate::webhook::Operation::Create,
+            subresource,
+            call.name(),
+            call.ns().unwrap_or_default(),
+            &caller.user,
+        )
+    };
+    crate::webhook::mutate(&call.state, &attrs, Some(body), caller).await?;
+    crate::webhook::validate(&call.state, &attrs, Some(body), caller).await
+}
+
 /// `POST pods/<name>/binding`.
 pub async fn bind(call: &Call) -> Result<Response, ApiError> {
     let dry_run = call.query.dry_run()?;
     // Upstream's create handler validates the `CreateOptions` of every POST.
     call.query.validate_write_options("CreateOptions")?;
-    let body: Value = serde_json::from_slice(&call.body)
+    let mut body: Value = serde_json::from_slice(&call.body)
         .map_err(|e| bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
+    let caller = crate::webhook::caller(call);
+    admit_subresource_create(
+        call,
+        crate::webhook::Gvn::new("", "v1", "Binding"),
+        "binding",
+        &mut body,
+        &caller,
+    )
+    .await?;
     let name = call.name();
     if meta_str(&body, "name").unwrap_or_default() != name {
         return Err(bad_request(
@@ -121,7 +160,10 @@ pub async fn bind(call: &Call) -> Result<Response, ApiError> {
         }
         assign(&mut pod, &target, &annotations, call.state.clock.now());
         if dry_run {
-            return Ok(respond::success(201, None));
+            return Ok(super::fieldvalidation::warn(
+                respond::success(201, None),
+                &caller.warnings(),
+            ));
         }
         let attrs = call.def.attrs(&pod);
         match call
@@ -137,7 +179,10 @@ pub async fn bind(call: &Call) -> Result<Response, ApiError> {
         {
             Ok(stored) => {
                 tracing::info!(namespace = ?call.namespace, pod = name, node = %target, rv = stored.revision, "bound");
-                return Ok(respond::success(201, None));
+                return Ok(super::fieldvalidation::warn(
+                    respond::success(201, None),
+                    &caller.warnings(),
+                ));
             }
             Err(WriteError::Conflict { .. }) => continue,
             Err(e) => return Err(from_write(e)),

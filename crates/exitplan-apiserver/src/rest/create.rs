@@ -135,6 +135,7 @@ pub async fn create_object(
     manager: &str,
     dry_run: bool,
     record: bool,
+    caller: Option<&crate::webhook::Caller>,
 ) -> Result<Created, ApiError> {
     let ns = meta_str(&obj, "namespace").unwrap_or_default().to_owned();
     let given_name = meta_str(&obj, "name")
@@ -145,6 +146,10 @@ pub async fn create_object(
     check_namespace(state, def, &ns, &given_name)?;
     if def.kind == "Namespace" && def.group.is_empty() {
         default_namespace_phase(&mut obj);
+    }
+    if let Some(caller) = caller {
+        let attrs = create_attributes(def, &given_name, &ns, manager, dry_run, caller);
+        crate::webhook::mutate(state, &attrs, Some(&mut obj), caller).await?;
     }
     let _service_writes = if super::service_alloc::allocates(def) {
         let guard = state.service_writes.lock().await;
@@ -163,6 +168,10 @@ pub async fn create_object(
         patch::record_update(target(def), None, &mut obj, manager, None, now);
     }
     let name = meta_str(&obj, "name").unwrap_or_default().to_owned();
+    if let Some(caller) = caller {
+        let attrs = create_attributes(def, &name, &ns, manager, dry_run, caller);
+        crate::webhook::validate(state, &attrs, Some(&obj), caller).await?;
+    }
     if dry_run {
         return Ok(Created::DryRun(obj));
     }
@@ -183,6 +192,30 @@ pub async fn create_object(
     })?;
     tracing::info!(resource = def.plural, namespace = %ns, name = %name, rv = stored.revision, "created");
     Ok(Created::Stored(stored))
+}
+
+/// The webhooks' view of a create of `name` in `ns`.
+fn create_attributes<'a>(
+    def: &ResourceDef,
+    name: &'a str,
+    ns: &'a str,
+    manager: &str,
+    dry_run: bool,
+    caller: &'a crate::webhook::Caller,
+) -> crate::webhook::Attributes<'a> {
+    let namespace = crate::webhook::admission_namespace(def, ns, name);
+    crate::webhook::Attributes {
+        dry_run,
+        options: crate::webhook::write_options(manager, dry_run),
+        ..crate::webhook::Attributes::of(
+            def,
+            crate::webhook::Operation::Create,
+            "",
+            name,
+            namespace,
+            &caller.user,
+        )
+    }
 }
 
 /// A new namespace is `Active` (upstream's namespace strategy).
@@ -221,7 +254,18 @@ pub async fn create(call: &Call) -> Result<Response, ApiError> {
     }
     set_namespace(call.def, &mut obj, call.ns())?;
     let manager = field_manager(&call.query, &call.headers);
-    let created = create_object(&call.state, call.def, obj, &manager, dry_run, true).await?;
+    let caller = crate::webhook::caller(call);
+    let created = create_object(
+        &call.state,
+        call.def,
+        obj,
+        &manager,
+        dry_run,
+        true,
+        Some(&caller),
+    )
+    .await?;
+    let warnings = [warnings, caller.warnings()].concat();
     Ok(super::fieldvalidation::warn(
         created.render(call, 201)?,
         &warnings,

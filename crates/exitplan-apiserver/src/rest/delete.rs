@@ -517,6 +517,8 @@ pub async fn delete(call: &Call) -> Result<Response, ApiError> {
     let def = call.def;
     let name = call.name();
     super::priority::check_delete(def, name)?;
+    let caller = crate::webhook::caller(call);
+    admit_delete(&call.state, def, call.ns(), name, &options, &caller).await?;
     let deleted = if def.group.is_empty() && def.kind == "Namespace" {
         delete_namespace(&call.state, def, name, &options).await?
     } else {
@@ -535,9 +537,49 @@ pub async fn delete(call: &Call) -> Result<Response, ApiError> {
             uid: meta_str(&deleted.object, "uid").map(str::to_owned),
             ..StatusDetails::default()
         };
-        return Ok(respond::success(code, Some(details)));
+        return Ok(super::fieldvalidation::warn(
+            respond::success(code, Some(details)),
+            &caller.warnings(),
+        ));
     }
-    render(call, code, &deleted.object)
+    Ok(super::fieldvalidation::warn(
+        render(call, code, &deleted.object)?,
+        &caller.warnings(),
+    ))
+}
+
+/// The admission webhooks of a DELETE (upstream's delete handler and
+/// `deleteValidation`): mutating webhooks see no object, validating ones
+/// the object as stored (`oldObject`). An absent object is left to the
+/// delete's own 404.
+pub async fn admit_delete(
+    state: &State,
+    def: &ResourceDef,
+    namespace: Option<&str>,
+    name: &str,
+    options: &DeleteOptions,
+    caller: &crate::webhook::Caller,
+) -> Result<(), ApiError> {
+    let Some(current) = state.store.current(&def.key(namespace, name))? else {
+        return Ok(());
+    };
+    let old = served(def, current.value()?);
+    let ns = namespace.unwrap_or_default();
+    let mut attrs = crate::webhook::Attributes {
+        dry_run: is_dry_run(options),
+        options: serde_json::to_value(options).unwrap_or_default(),
+        ..crate::webhook::Attributes::of(
+            def,
+            crate::webhook::Operation::Delete,
+            "",
+            name,
+            crate::webhook::admission_namespace(def, ns, name),
+            &caller.user,
+        )
+    };
+    crate::webhook::mutate(state, &attrs, None, caller).await?;
+    attrs.old_object = Some(&old);
+    crate::webhook::validate(state, &attrs, None, caller).await
 }
 
 /// `DELETE` of a collection: every selected object, each as a DELETE.
@@ -545,11 +587,21 @@ pub async fn delete_collection(call: &Call) -> Result<Response, ApiError> {
     let options = options_of(call)?;
     let selectors = Selectors::of(call)?;
     let page = select(call, &selectors)?;
+    let caller = crate::webhook::caller(call);
     let mut items = Vec::new();
     for stored in &page.stored {
         let value = stored.value()?;
         let ns = meta_str(&value, "namespace").map(str::to_owned);
         let name = meta_str(&value, "name").unwrap_or_default().to_owned();
+        admit_delete(
+            &call.state,
+            call.def,
+            ns.as_deref(),
+            &name,
+            &options,
+            &caller,
+        )
+        .await?;
         match delete_object(&call.state, call.def, ns.as_deref(), &name, &options).await {
             Ok(d) => items.push(d.object),
             Err(e) if e.code() == 404 => {}
@@ -557,7 +609,10 @@ pub async fn delete_collection(call: &Call) -> Result<Response, ApiError> {
         }
     }
     let meta = serde_json::json!({"resourceVersion": call.state.store.revision().to_string()});
-    Ok(respond::json(200, &list_object(call.def, meta, items)))
+    Ok(super::fieldvalidation::warn(
+        respond::json(200, &list_object(call.def, meta, items)),
+        &caller.warnings(),
+    ))
 }
 
 #[cfg(test)]

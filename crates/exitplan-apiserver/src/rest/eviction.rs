@@ -83,6 +83,7 @@ async fn write_status<T: serde::Serialize + DeserializeOwned>(
             manager,
             dry_run: false,
             record: true,
+            caller: None,
         },
     )
     .await?;
@@ -165,8 +166,17 @@ pub async fn evict(call: &Call) -> Result<Response, ApiError> {
     // validates its `CreateOptions` before reading the body.
     call.query.validate_write_options("CreateOptions")?;
     let (pods, pdbs) = defs()?;
-    let body: Value = serde_json::from_slice(&call.body)
+    let mut body: Value = serde_json::from_slice(&call.body)
         .map_err(|e| bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
+    let caller = crate::webhook::caller(call);
+    super::binding::admit_subresource_create(
+        call,
+        crate::webhook::Gvn::new("policy", "v1", "Eviction"),
+        "eviction",
+        &mut body,
+        &caller,
+    )
+    .await?;
     let eviction = machine::options::decode_body(body).map_err(|e| bad_request(e.to_string()))?;
     let namespace = call.namespace.clone().unwrap_or_default();
     let request = EvictionRequest {
@@ -196,7 +206,7 @@ pub async fn evict(call: &Call) -> Result<Response, ApiError> {
         match step {
             Step::Done(a) => {
                 tracing::info!(namespace = %namespace, pod = call.name(), code = a.code, "eviction answered");
-                return Ok(answer(a));
+                return Ok(super::fieldvalidation::warn(answer(a), &caller.warnings()));
             }
             Step::Perform(pending) => {
                 if let Some(delay) = pending.delay()

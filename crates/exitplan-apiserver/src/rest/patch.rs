@@ -146,6 +146,7 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
     let state = &call.state;
     let def = call.def;
     let key = def.key(call.ns(), call.name());
+    let caller = crate::webhook::caller(call);
     let mut last_err = None;
     for _ in 0..ATTEMPTS {
         let now = state.clock.now();
@@ -169,8 +170,9 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
             if let Some(meta) = meta_mut(&mut obj) {
                 meta.entry("name").or_insert_with(|| call.name().into());
             }
-            match create_object(state, def, obj, &manager, dry_run, false).await {
+            match create_object(state, def, obj, &manager, dry_run, false, Some(&caller)).await {
                 Ok(created) => {
+                    let warnings = [warnings, caller.warnings()].concat();
                     return Ok(super::fieldvalidation::warn(
                         created.render(call, 201)?,
                         &warnings,
@@ -239,11 +241,13 @@ pub async fn patch(call: &Call) -> Result<Response, ApiError> {
                 manager: &manager,
                 dry_run,
                 record: ty != PatchType::Apply,
+                caller: Some(&caller),
             },
         )
         .await
         {
             Ok(updated) => {
+                let warnings = [warnings, caller.warnings()].concat();
                 return Ok(super::fieldvalidation::warn(
                     updated.render(call, 200)?,
                     &warnings,

@@ -146,7 +146,7 @@ async fn write<T: serde::Serialize>(
 }
 
 async fn create(state: &State, def: &'static ResourceDef, object: Value) -> Result<(), String> {
-    match super::create::create_object(state, def, object, MANAGER, false, true).await {
+    match super::create::create_object(state, def, object, MANAGER, false, true, None).await {
         Ok(_) => Ok(()),
         Err(e) if e.reason() == "AlreadyExists" => Ok(()),
         Err(e) => Err(e.to_string()),
@@ -182,6 +182,7 @@ async fn update(
             manager: MANAGER,
             dry_run: false,
             record: true,
+            caller: None,
         },
     )
     .await

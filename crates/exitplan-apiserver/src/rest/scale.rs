@@ -133,11 +133,7 @@ fn validate_scale(scale: &Scale, name: &str) -> Result<(), ApiError> {
 /// Writes `scale` (already patched or submitted) onto the parent `name`.
 async fn write(call: &Call, scale: Value, dry_run: bool) -> Result<Response, ApiError> {
     let def = scale_def(call.def)?;
-    let typed: Scale = serde_json::from_value(scale.clone()).map_err(|e| {
-        bad_request(format!(
-            "Scale in version \"v1\" cannot be handled as a Scale: {e}"
-        ))
-    })?;
+    let typed = typed_scale(&scale)?;
     let name = typed.metadata.name.clone().unwrap_or_default();
     if name != call.name() {
         return Err(bad_request(format!(
@@ -147,6 +143,8 @@ async fn write(call: &Call, scale: Value, dry_run: bool) -> Result<Response, Api
     }
     validate_scale(&typed, call.name())?;
     let (stored, parent) = current(&call.state, call.def, call.ns(), call.name())?;
+    let caller = crate::webhook::caller(call);
+    let typed = admit_scale(call, def, &parent, scale, typed, dry_run, &caller).await?;
     if let Some(uid) = typed.metadata.uid.as_deref().filter(|u| !u.is_empty())
         && Some(uid) != meta_str(&parent, "uid")
     {
@@ -179,11 +177,64 @@ async fn write(call: &Call, scale: Value, dry_run: bool) -> Result<Response, Api
             manager: &manager,
             dry_run,
             record: true,
+            caller: None,
         },
     )
     .await?
     .into_object(call.def)?;
-    Ok(respond::json(200, &scale_of(def, &updated)))
+    Ok(super::fieldvalidation::warn(
+        respond::json(200, &scale_of(def, &updated)),
+        &caller.warnings(),
+    ))
+}
+
+fn typed_scale(scale: &Value) -> Result<Scale, ApiError> {
+    serde_json::from_value(scale.clone()).map_err(|e| {
+        bad_request(format!(
+            "Scale in version \"v1\" cannot be handled as a Scale: {e}"
+        ))
+    })
+}
+
+/// The admission webhooks of an UPDATE of `<resource>/scale`: they see the
+/// Scale (old: the parent's current Scale); a mutated Scale is validated
+/// again.
+async fn admit_scale(
+    call: &Call,
+    def: &ScaleDef,
+    parent: &Value,
+    mut scale: Value,
+    typed: Scale,
+    dry_run: bool,
+    caller: &crate::webhook::Caller,
+) -> Result<Scale, ApiError> {
+    let old = scale_of(def, parent);
+    let manager = field_manager(&call.query, &call.headers);
+    let attrs = crate::webhook::Attributes {
+        kind: crate::webhook::Gvn::new("autoscaling", "v1", "Scale"),
+        old_object: Some(&old),
+        dry_run,
+        options: crate::webhook::write_options(&manager, dry_run),
+        ..crate::webhook::Attributes::of(
+            call.def,
+            crate::webhook::Operation::Update,
+            "scale",
+            call.name(),
+            call.ns().unwrap_or_default(),
+            &caller.user,
+        )
+    };
+    let before = scale.clone();
+    crate::webhook::mutate(&call.state, &attrs, Some(&mut scale), caller).await?;
+    let typed = if scale == before {
+        typed
+    } else {
+        let typed = typed_scale(&scale)?;
+        validate_scale(&typed, call.name())?;
+        typed
+    };
+    crate::webhook::validate(&call.state, &attrs, Some(&scale), caller).await?;
+    Ok(typed)
 }
 
 /// `PUT …/<name>/scale`.

@@ -46,6 +46,8 @@ pub struct State {
     pub authn: crate::authn::Authenticator,
     /// Authorizes impersonation (and, with RBAC, every request).
     pub authorizer: Arc<dyn crate::authn::Authorize>,
+    /// The admission webhook configurations, cached ([`crate::webhook`]).
+    pub webhooks: crate::webhook::Webhooks,
 }
 
 /// One request against a served resource.

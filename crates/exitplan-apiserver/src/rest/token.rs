@@ -160,11 +160,23 @@ fn bound_object(
 /// `POST serviceaccounts/<name>/token`.
 pub async fn create(call: &Call) -> Result<Response, ApiError> {
     call.query.validate_write_options("CreateOptions")?;
-    let mut tr: TokenRequest = serde_json::from_slice(&call.body).map_err(|e| {
+    let cannot = |e: serde_json::Error| {
         bad_request(format!(
             "TokenRequest in version \"v1\" cannot be handled as a TokenRequest: {e}"
         ))
-    })?;
+    };
+    let decoded: TokenRequest = serde_json::from_slice(&call.body).map_err(cannot)?;
+    let mut body = serde_json::to_value(&decoded).map_err(cannot)?;
+    let caller = crate::webhook::caller(call);
+    super::binding::admit_subresource_create(
+        call,
+        crate::webhook::Gvn::new("authentication.k8s.io", "v1", "TokenRequest"),
+        "token",
+        &mut body,
+        &caller,
+    )
+    .await?;
+    let mut tr: TokenRequest = serde_json::from_value(body).map_err(cannot)?;
     let name = call.name().to_owned();
     let namespace = call.namespace.clone().unwrap_or_default();
     let meta = &mut tr.metadata;
@@ -260,7 +272,10 @@ pub async fn create(call: &Call) -> Result<Response, ApiError> {
         m.insert("apiVersion".into(), "authentication.k8s.io/v1".into());
         m.insert("kind".into(), "TokenRequest".into());
     }
-    Ok(respond::json(201, &out))
+    Ok(super::fieldvalidation::warn(
+        respond::json(201, &out),
+        &caller.warnings(),
+    ))
 }
 
 #[cfg(test)]

@@ -41,6 +41,10 @@ pub struct Update<'a> {
     /// Record the write in `managedFields` as an `Update` (not for applies,
     /// which record their own ownership).
     pub record: bool,
+    /// The request the admission webhooks are called for (`None`: an
+    /// internal write, no webhooks). A Scale write calls them itself, on
+    /// the Scale.
+    pub caller: Option<&'a crate::webhook::Caller>,
 }
 
 /// The result of an update.
@@ -84,6 +88,7 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         manager,
         dry_run,
         record,
+        caller,
     } = u;
     let name = current
         .key
@@ -110,6 +115,24 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         None => served(def, current.value()?),
     };
     set_type(&mut new, def);
+    let caller = caller.filter(|_| subresource != Some("scale"));
+    let ns = meta_str(&old, "namespace").unwrap_or_default().to_owned();
+    let attrs = caller.map(|c| crate::webhook::Attributes {
+        old_object: Some(&old),
+        dry_run,
+        options: crate::webhook::write_options(manager, dry_run),
+        ..crate::webhook::Attributes::of(
+            def,
+            crate::webhook::Operation::Update,
+            subresource.unwrap_or_default(),
+            &name,
+            crate::webhook::admission_namespace(def, &ns, &name),
+            &c.user,
+        )
+    });
+    if let (Some(attrs), Some(caller)) = (&attrs, caller) {
+        crate::webhook::mutate(state, attrs, Some(&mut new), caller).await?;
+    }
     let _service_writes = if super::service_alloc::allocates(def) && subresource != Some("status") {
         let guard = state.service_writes.lock().await;
         super::service_alloc::on_update(state, def, current.key.as_str(), &mut new, &old)?;
@@ -134,6 +157,10 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     if record {
         patch::record_update(target(def), Some(&old), &mut new, manager, subresource, now);
     }
+    if let (Some(attrs), Some(caller)) = (&attrs, caller) {
+        crate::webhook::validate(state, attrs, Some(&new), caller).await?;
+    }
+    drop(attrs);
     if new == old {
         return Ok(Updated::Object(old));
     }
@@ -250,6 +277,7 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
     }
     super::create::set_namespace(call.def, &mut new, call.ns())?;
     let manager = field_manager(&call.query, &call.headers);
+    let caller = crate::webhook::caller(call);
     let stored = match current(&call.state, call.def, call.ns(), call.name()) {
         Ok((stored, _)) => stored,
         Err(e)
@@ -260,9 +288,17 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
             if let Some(meta) = super::meta::meta_mut(&mut new) {
                 meta.remove("resourceVersion");
             }
-            let created =
-                super::create::create_object(&call.state, call.def, new, &manager, dry_run, true)
-                    .await?;
+            let created = super::create::create_object(
+                &call.state,
+                call.def,
+                new,
+                &manager,
+                dry_run,
+                true,
+                Some(&caller),
+            )
+            .await?;
+            let warnings = [warnings, caller.warnings()].concat();
             return Ok(super::fieldvalidation::warn(
                 created.render(call, 201)?,
                 &warnings,
@@ -288,9 +324,11 @@ pub async fn update(call: &Call) -> Result<Response, ApiError> {
             manager: &manager,
             dry_run,
             record: true,
+            caller: Some(&caller),
         },
     )
     .await?;
+    let warnings = [warnings, caller.warnings()].concat();
     Ok(super::fieldvalidation::warn(
         updated.render(call, 200)?,
         &warnings,

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod https;
+pub mod webhooks;
 
 use std::sync::Arc;
 
