@@ -1,7 +1,7 @@
 //! RBAC through the real kubectl over HTTPS: `kubectl auth can-i` (a
 //! SelfSubjectAccessReview, and with `--as` a SubjectAccessReview made
 //! under impersonation), `--list` (SelfSubjectRulesReview), a denied
-//! request's message, the escalation of privileges refused, and a Role
+//! request's message, the escalation of privileges refused (nothing stored), and a Role
 //! with `resourceNames` allowing one object only.
 
 mod support;
@@ -119,5 +119,79 @@ async fn can_i_list_and_denials() {
         .kubectl(&[SA, "auth", "can-i", "create", "roles"], None)
         .await;
     assert_eq!(String::from_utf8_lossy(&out.stdout), "no\n");
+
+    // Escalation: allowed to create roles and bindings, the account still
+    // cannot grant (or bind to) what it does not hold.
+    c.ok(
+        &[
+            "create",
+            "role",
+            "rbac-writer",
+            "--verb=create",
+            "--resource=roles,rolebindings",
+        ],
+        None,
+    )
+    .await;
+    c.ok(
+        &[
+            "create",
+            "rolebinding",
+            "robot-rbac",
+            "--role=rbac-writer",
+            "--serviceaccount=default:robot",
+        ],
+        None,
+    )
+    .await;
+    c.ok(
+        &[
+            SA,
+            "create",
+            "role",
+            "held",
+            "--verb=get",
+            "--resource=configmaps",
+        ],
+        None,
+    )
+    .await;
+    let err = c
+        .fails(&[
+            SA,
+            "create",
+            "role",
+            "more",
+            "--verb=get",
+            "--resource=nodes",
+        ])
+        .await;
+    assert_eq!(
+        err,
+        "Error from server (Forbidden): roles.rbac.authorization.k8s.io \"more\" is forbidden: user \"system:serviceaccount:default:robot\" (groups=[\"system:serviceaccounts\" \"system:serviceaccounts:default\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"nodes\"], Verbs:[\"get\"]}\n"
+    );
+    let err = c
+        .fails(&[
+            SA,
+            "create",
+            "rolebinding",
+            "grab",
+            "--clusterrole=admin",
+            "--serviceaccount=default:robot",
+        ])
+        .await;
+    assert!(
+        err.starts_with("error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io \"grab\" is forbidden: user \"system:serviceaccount:default:robot\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("is attempting to grant RBAC permissions not currently held"),
+        "{err}"
+    );
+    let err = c.fails(&[SA, "get", "role", "more"]).await;
+    assert!(
+        err.contains("forbidden"),
+        "nothing stored, and no right to look: {err}"
+    );
     c.stop().await;
 }

@@ -150,6 +150,7 @@ pub async fn create_object(
     if let Some(caller) = caller {
         let attrs = create_attributes(def, &given_name, &ns, manager, dry_run, caller);
         crate::webhook::mutate(state, &attrs, Some(&mut obj), caller).await?;
+        super::rbac::check_escalation(state, def, &caller.user, &ns, "", &obj, None)?;
     }
     let _service_writes = if super::service_alloc::allocates(def) {
         let guard = state.service_writes.lock().await;

@@ -12,11 +12,14 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBind
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use exitplan_authz::rbac::escalation::{
+    check_binding_write, check_role_write, is_only_mutating_gc_fields,
+};
 use exitplan_authz::rbac::reconcile::{
     Operation, Reconciled, reconcile_cluster_role, reconcile_cluster_role_binding,
 };
 use exitplan_authz::rbac::{Policy, aggregation, bootstrap, controller_roles};
-use exitplan_authz::{Attributes, Decision, groups};
+use exitplan_authz::{Attributes, Decision, Forbidden, UserInfo, groups};
 
 use super::state::State;
 use crate::registry::{ResourceDef, find};
@@ -253,5 +256,108 @@ pub async fn aggregate(state: &State) {
             Ok(()) => tracing::debug!(cluster_role = %name, "aggregated"),
             Err(e) => tracing::warn!(cluster_role = %name, error = %e, "aggregation not written"),
         }
+    }
+}
+
+/// Decodes a role or binding for the escalation check; an object that does
+/// not decode is left to validation (which refuses it).
+fn typed<T: DeserializeOwned>(v: &Value) -> Option<T> {
+    serde_json::from_value(v.clone()).ok()
+}
+
+/// kube-apiserver's RBAC escalation prevention (the `policybased` role and
+/// binding storages), run on creates and updates of the four RBAC kinds
+/// after mutating admission: a Role or ClusterRole may grant only what the
+/// writer holds (unless it may `escalate` the role; an `aggregationRule`
+/// needs every permission), a binding may reference only a role whose
+/// rules the writer holds (unless it may `bind` it). `name` is the URL's
+/// name (empty on create); `old` the stored object on update, whose
+/// GC-only changes (owner references, finalizers) are not checked.
+#[allow(clippy::too_many_arguments)]
+pub fn check_escalation(
+    state: &State,
+    def: &ResourceDef,
+    user: &UserInfo,
+    namespace: &str,
+    name: &str,
+    new: &Value,
+    old: Option<&Value>,
+) -> Result<(), super::errors::ApiError> {
+    if def.group != GROUP || user.in_group(groups::SYSTEM_MASTERS) {
+        return Ok(());
+    }
+    let ns = if def.namespaced { namespace } else { "" };
+    let refused = |e: exitplan_authz::rbac::escalation::WriteError| {
+        let object = new
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or(name);
+        let f = Forbidden::new(def.group, def.plural, object, e);
+        super::errors::forbidden(&f.group, &f.resource, &f.name, &f.detail)
+    };
+    let policy = state.rbac.policy(&state.store);
+    match def.plural {
+        "roles" | "clusterroles" => {
+            let request = Attributes {
+                user: user.clone(),
+                verb: if old.is_some() { "update" } else { "create" }.into(),
+                resource_request: true,
+                namespace: ns.to_owned(),
+                api_group: GROUP.into(),
+                api_version: "v1".into(),
+                resource: def.plural.into(),
+                subresource: String::new(),
+                name: name.to_owned(),
+                path: String::new(),
+            };
+            let (rules, aggregation) = if def.plural == "roles" {
+                let Some(role) = typed::<Role>(new) else {
+                    return Ok(());
+                };
+                if let Some(old) = old.and_then(typed::<Role>)
+                    && is_only_mutating_gc_fields(&role, &old)
+                {
+                    return Ok(());
+                }
+                (role.rules.unwrap_or_default(), false)
+            } else {
+                let Some(role) = typed::<ClusterRole>(new) else {
+                    return Ok(());
+                };
+                let old = old.and_then(typed::<ClusterRole>);
+                if let Some(old) = &old
+                    && is_only_mutating_gc_fields(&role, old)
+                {
+                    return Ok(());
+                }
+                let aggregation = role.aggregation_rule.is_some()
+                    || old.as_ref().is_some_and(|o| o.aggregation_rule.is_some());
+                (role.rules.unwrap_or_default(), aggregation)
+            };
+            check_role_write(&policy, &request, &rules, aggregation).map_err(refused)
+        }
+        "rolebindings" => {
+            let Some(binding) = typed::<RoleBinding>(new) else {
+                return Ok(());
+            };
+            if let Some(old) = old.and_then(typed::<RoleBinding>)
+                && is_only_mutating_gc_fields(&binding, &old)
+            {
+                return Ok(());
+            }
+            check_binding_write(&policy, user, &binding.role_ref, ns).map_err(refused)
+        }
+        "clusterrolebindings" => {
+            let Some(binding) = typed::<ClusterRoleBinding>(new) else {
+                return Ok(());
+            };
+            if let Some(old) = old.and_then(typed::<ClusterRoleBinding>)
+                && is_only_mutating_gc_fields(&binding, &old)
+            {
+                return Ok(());
+            }
+            check_binding_write(&policy, user, &binding.role_ref, "").map_err(refused)
+        }
+        _ => Ok(()),
     }
 }

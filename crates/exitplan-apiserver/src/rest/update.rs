@@ -133,6 +133,9 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
     if let (Some(attrs), Some(caller)) = (&attrs, caller) {
         crate::webhook::mutate(state, attrs, Some(&mut new), caller).await?;
     }
+    if let Some(caller) = caller.filter(|_| subresource.is_none()) {
+        super::rbac::check_escalation(state, def, &caller.user, &ns, &name, &new, Some(&old))?;
+    }
     let _service_writes = if super::service_alloc::allocates(def) && subresource != Some("status") {
         let guard = state.service_writes.lock().await;
         super::service_alloc::on_update(state, def, current.key.as_str(), &mut new, &old)?;
