@@ -167,6 +167,7 @@ impl Server {
         }
         self.bootstrap_priority_classes().await?;
         crate::rest::crd::sync(&self.state).await;
+        crate::rest::namespace::sync_all(&self.state).await;
         Ok(())
     }
 

@@ -9,6 +9,9 @@
 //! * Subresources: `status` (through get/update/patch), [`binding`],
 //!   [`eviction`], [`scale`], [`token`].
 //! * [`crd`] — the CRD controllers, run after every CRD write.
+//! * [`namespace`] — the namespace lifecycle: DELETE, `/finalize` and the
+//!   deleter, run at DELETE, after removals in terminating namespaces and
+//!   at start-up.
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`], [`request_info`],
 //!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
@@ -26,6 +29,7 @@ pub mod get;
 pub mod list;
 pub mod meta;
 pub mod metrics;
+pub mod namespace;
 pub mod negotiate;
 pub mod openapi;
 pub mod patch;
