@@ -202,6 +202,7 @@ impl Server {
         self.bootstrap_priority_classes().await?;
         crate::rest::rbac::bootstrap(&self.state).await;
         crate::rest::crd::sync(&self.state).await;
+        crate::rest::namespace::sync_all(&self.state).await;
         Ok(())
     }
 

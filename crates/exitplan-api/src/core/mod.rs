@@ -4,7 +4,7 @@
 //! and the strategies of `pods/ephemeralcontainers` and `pods/resize`
 //! ([`pod_subresources`]); the well-known core strings ([`constants`]) and the pod
 //! predicates other modules share ([`podutil`]); the strategies of the simple
-//! core kinds: [`namespace`], [`node`], [`event`]; the pod-template kinds:
+//! core kinds: [`namespace`] (its deleter's decisions: [`namespace_deletion`]), [`node`], [`event`]; the pod-template kinds:
 //! [`replication_controller`], [`pod_template`].
 
 pub mod configmap;
@@ -14,6 +14,7 @@ pub mod endpoints;
 pub mod event;
 pub mod limit_range;
 pub mod namespace;
+pub mod namespace_deletion;
 pub mod node;
 pub mod persistent_volume;
 pub mod persistent_volume_claim;

@@ -1,7 +1,9 @@
 //! Namespace (`pkg/registry/core/namespace/strategy.go`,
 //! `ValidateNamespace*` in `pkg/apis/core/validation`): cluster-scoped, the
 //! name a DNS label, `spec.finalizers` always holding `kubernetes` on create,
-//! `status.phase` `Active` on create and guarded on `/status`.
+//! `status.phase` `Active` on create and guarded on `/status`; the
+//! `/finalize` subresource ([`NamespaceFinalizeStrategy`]) that changes
+//! `spec.finalizers`.
 
 use std::collections::BTreeMap;
 
@@ -82,6 +84,65 @@ pub fn validate_namespace_status_update(new: &Namespace, old: &Namespace) -> Err
         ));
     }
     errs
+}
+
+/// `ValidateNamespaceFinalizeUpdate`: metadata update rules, and each
+/// finalizer a standard or qualified name (at `spec.finalizers[i]`).
+pub fn validate_namespace_finalize_update(new: &Namespace, old: &Namespace) -> ErrorList {
+    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata);
+    let path = Path::new("spec").child("finalizers");
+    for (i, f) in new
+        .spec
+        .as_ref()
+        .and_then(|s| s.finalizers.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        errs.append(validate_finalizer_name(f, &path.index(i)));
+    }
+    errs
+}
+
+/// The `namespaces/<name>/finalize` strategy (`namespaceFinalizeStrategy`):
+/// an update whose status is the stored one, validated by
+/// [`validate_namespace_finalize_update`]; everything else is the
+/// Namespace strategy's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NamespaceFinalizeStrategy;
+
+impl Strategy for NamespaceFinalizeStrategy {
+    type Object = Namespace;
+    const NAMESPACED: bool = false;
+
+    fn default(obj: &mut Namespace) {
+        <NamespaceStrategy as Strategy>::default(obj);
+    }
+
+    fn prepare_for_create(obj: &mut Namespace) {
+        NamespaceStrategy::prepare_for_create(obj);
+    }
+
+    fn validate_create(obj: &Namespace, ctx: &Context<'_>) -> ErrorList {
+        NamespaceStrategy::validate_create(obj, ctx)
+    }
+
+    /// The status is the stored one.
+    fn prepare_for_update(new: &mut Namespace, old: &Namespace) {
+        new.status.clone_from(&old.status);
+    }
+
+    fn validate_update(new: &Namespace, old: &Namespace, _ctx: &Context<'_>) -> ErrorList {
+        validate_namespace_finalize_update(new, old)
+    }
+
+    fn prepare_for_status_update(new: &mut Namespace, old: &Namespace) {
+        NamespaceStrategy::prepare_for_status_update(new, old);
+    }
+
+    fn validate_status_update(new: &Namespace, old: &Namespace, ctx: &Context<'_>) -> ErrorList {
+        NamespaceStrategy::validate_status_update(new, old, ctx)
+    }
 }
 
 /// The Namespace registry strategy.
@@ -212,6 +273,83 @@ mod tests {
         assert_eq!(
             err.errors.to_string(),
             r#"[metadata.name: Invalid value: "a.b": must not contain dots, spec.finalizers: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified]"#
+        );
+    }
+
+    fn finalize_case(old: &[&str], new: &[&str]) -> (Namespace, Namespace) {
+        let ns = |finalizers: &[&str]| Namespace {
+            metadata: ObjectMeta {
+                name: Some("foo".into()),
+                resource_version: Some("1".into()),
+                ..Default::default()
+            },
+            spec: Some(NamespaceSpec {
+                finalizers: Some(finalizers.iter().map(|f| (*f).to_owned()).collect()),
+            }),
+            ..Default::default()
+        };
+        (ns(new), ns(old))
+    }
+
+    /// Upstream's `TestValidateNamespaceFinalizeUpdate`, with the messages.
+    #[test]
+    fn finalize_update_table() {
+        let cases: [(&str, &[&str], &[&str], &str); 5] = [
+            ("empty", &[], &[], ""),
+            (
+                "not qualified",
+                &[],
+                &["Foo"],
+                r#"spec.finalizers[0]: Invalid value: "Foo": name is neither a standard finalizer name nor is it fully qualified"#,
+            ),
+            (
+                "added",
+                &["foo.com/bar"],
+                &["foo.com/bar", "what.com/bar"],
+                "",
+            ),
+            (
+                "fooemptyfinalizer",
+                &["foo.com/bar"],
+                &["", "foo.com/bar", "what.com/bar"],
+                r#"[spec.finalizers[0]: Invalid value: "": name part must be non-empty, spec.finalizers[0]: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.finalizers[0]: Invalid value: "": name is neither a standard finalizer name nor is it fully qualified]"#,
+            ),
+            ("kubernetes removed", &["kubernetes"], &[], ""),
+        ];
+        for (name, old, new, want) in cases {
+            let (new, old) = finalize_case(old, new);
+            assert_eq!(
+                validate_namespace_finalize_update(&new, &old).to_string(),
+                want,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn finalize_keeps_the_stored_status() {
+        let absent = Absent::default();
+        let (mut new, mut old) = finalize_case(&["kubernetes"], &[]);
+        old.status = Some(NamespaceStatus {
+            phase: Some(PHASE_TERMINATING.into()),
+            ..Default::default()
+        });
+        new.status = Some(NamespaceStatus {
+            phase: Some(PHASE_ACTIVE.into()),
+            ..Default::default()
+        });
+        new.metadata.labels = Some([("a".to_owned(), "b".to_owned())].into());
+        crate::strategy::admit_update::<NamespaceFinalizeStrategy>(&mut new, &old, &ctx(&absent))
+            .expect("valid");
+        assert_eq!(new.status, old.status);
+        assert_eq!(new.spec.and_then(|s| s.finalizers), Some(vec![]));
+        assert_eq!(
+            new.metadata
+                .labels
+                .and_then(|l| l.get("a").cloned())
+                .as_deref(),
+            Some("b"),
+            "upstream's finalize strategy resets the status only"
         );
     }
 

@@ -40,7 +40,7 @@ pub fn version() -> Value {
 }
 
 /// The verbs of the main resource.
-fn verbs(def: &ResourceDef) -> Vec<&'static str> {
+pub(crate) fn verbs(def: &ResourceDef) -> Vec<&'static str> {
     // Upstream serves no deletecollection for namespaces.
     if def.plural == "namespaces" {
         return vec![
@@ -88,6 +88,7 @@ fn subresources(def: &'static ResourceDef) -> impl Iterator<Item = Sub> {
             "Scale",
             &["get", "patch", "update"][..],
         )),
+        "finalize" => Some(("finalize", "", "", def.kind, &["update"][..])),
         "ephemeralcontainers" | "resize" => {
             Some((*s, "", "", def.kind, &["get", "patch", "update"][..]))
         }
@@ -431,6 +432,7 @@ mod tests {
                 "events",
                 "limitranges",
                 "namespaces",
+                "namespaces/finalize",
                 "namespaces/status",
                 "nodes",
                 "nodes/status",

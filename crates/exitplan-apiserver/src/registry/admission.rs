@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use exitplan_api::absent::find_absent;
+use exitplan_api::core::namespace::{NamespaceFinalizeStrategy, NamespaceStrategy};
 use exitplan_api::core::pod::PodStrategy;
 use exitplan_api::core::pod_subresources::{PodEphemeralContainersStrategy, PodResizeStrategy};
 use exitplan_api::quantities::{Quantities, first_malformed};
@@ -266,5 +267,57 @@ where
         now: Timestamp,
     ) -> Result<(), AdmissionError> {
         update_typed::<S>(new, old, now, strategy::admit_status_update::<S>)
+    }
+}
+
+/// Namespace admission: the Namespace strategy, plus `namespaces/finalize`
+/// through its own strategy.
+#[derive(Debug, Default)]
+pub struct NamespaceAdmission(pub Typed<NamespaceStrategy>);
+
+impl Admission for NamespaceAdmission {
+    fn decode_error(&self, obj: &Value) -> Option<String> {
+        self.0.decode_error(obj)
+    }
+
+    fn round_trip(&self, obj: &Value) -> Option<Value> {
+        self.0.round_trip(obj)
+    }
+
+    fn create(
+        &self,
+        obj: &mut Value,
+        system: &SystemFields,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        self.0.create(obj, system, now)
+    }
+
+    fn update(&self, new: &mut Value, old: &Value, now: Timestamp) -> Result<(), AdmissionError> {
+        self.0.update(new, old, now)
+    }
+
+    fn update_status(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        self.0.update_status(new, old, now)
+    }
+
+    fn update_subresource(
+        &self,
+        subresource: &str,
+        new: &mut Value,
+        old: &Value,
+        now: Timestamp,
+    ) -> Result<(), AdmissionError> {
+        match subresource {
+            "finalize" => update_through::<NamespaceFinalizeStrategy>(new, old, now),
+            other => Err(AdmissionError::Decode(format!(
+                "the server does not write the {other} subresource of namespaces"
+            ))),
+        }
     }
 }

@@ -166,7 +166,8 @@ static JOB: Typed<JobStrategy> = Typed::new();
 static PDB: Typed<PodDisruptionBudgetStrategy> = Typed::new();
 static EVICTION_REQUEST: Typed<EvictionRequestStrategy> = Typed::new();
 static EVICTION: Typed<EvictionStrategy> = Typed::new();
-static NAMESPACE: Typed<NamespaceStrategy> = Typed::new();
+static NAMESPACE: admission::NamespaceAdmission =
+    admission::NamespaceAdmission(Typed::<NamespaceStrategy>::new());
 static NODE: Typed<NodeStrategy> = Typed::new();
 static CORE_EVENT: Typed<EventStrategy> = Typed::new();
 static EVENTS_EVENT: Typed<EventsEventStrategy> = Typed::new();
@@ -278,7 +279,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         namespaced: false,
         short_names: &["ns"],
         categories: &[],
-        subresources: &["status"],
+        subresources: &["status", "finalize"],
         selectable_fields: &["status.phase"],
         field_labels: FieldLabels::Convert(selectable::NAMESPACE_LABELS),
         attrs_hook: None,

@@ -19,8 +19,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{DeleteOptions, StatusDetail
 use serde_json::Value;
 
 use super::errors::{
-    ApiError, bad_request, conflict, conflict_modified, failure, from_write, invalid_options,
-    not_found,
+    ApiError, bad_request, conflict, conflict_modified, from_write, invalid_options, not_found,
 };
 use super::get::render;
 use super::list::{Selectors, list_object, select};
@@ -117,12 +116,12 @@ fn validate(options: &DeleteOptions) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn is_dry_run(options: &DeleteOptions) -> bool {
+pub(crate) fn is_dry_run(options: &DeleteOptions) -> bool {
     options.dry_run.as_ref().is_some_and(|v| !v.is_empty())
 }
 
 /// `rest.BeforeDelete`'s precondition check.
-fn check_preconditions(
+pub(crate) fn check_preconditions(
     def: &ResourceDef,
     name: &str,
     obj: &Value,
@@ -162,7 +161,7 @@ fn is_pod(def: &ResourceDef) -> bool {
     def.group.is_empty() && def.kind == "Pod"
 }
 
-fn set_meta(obj: &mut Value, key: &str, value: Value) {
+pub(crate) fn set_meta(obj: &mut Value, key: &str, value: Value) {
     if let Some(m) = meta_mut(obj) {
         m.insert(key.to_owned(), value);
     }
@@ -176,7 +175,7 @@ fn bump_generation(obj: &mut Value) {
     }
 }
 
-fn rfc3339(ts: Timestamp) -> Value {
+pub(crate) fn rfc3339(ts: Timestamp) -> Value {
     exitplan_api::time::format_rfc3339(exitplan_api::time::truncate_to_seconds(ts)).into()
 }
 
@@ -246,7 +245,7 @@ fn before_delete(
 
 /// `deletionFinalizersForGarbageCollection`: the finalizers after applying
 /// the propagation policy.
-fn gc_finalizers(existing: &[String], options: &DeleteOptions) -> Vec<String> {
+pub(crate) fn gc_finalizers(existing: &[String], options: &DeleteOptions) -> Vec<String> {
     let has = |f: &str| existing.iter().any(|x| x == f);
     let policy = options.propagation_policy.as_deref();
     let orphan = match (options.orphan_dependents, policy) {
@@ -285,8 +284,30 @@ fn same_set(a: &[String], b: &[String]) -> bool {
     a == b
 }
 
-/// Deletes (or marks for deletion) one object.
+/// Deletes (or marks for deletion) one object; a removal in a terminating
+/// namespace runs the namespace deleter again
+/// ([`super::namespace::after_content_removed`]).
 pub async fn delete_object(
+    state: &State,
+    def: &ResourceDef,
+    namespace: Option<&str>,
+    name: &str,
+    options: &DeleteOptions,
+) -> Result<Deleted, ApiError> {
+    let deleted = delete_one(state, def, namespace, name, options).await?;
+    if deleted.removed
+        && def.namespaced
+        && !is_dry_run(options)
+        && let Some(ns) = namespace
+    {
+        super::namespace::after_content_removed(state, ns).await;
+    }
+    Ok(deleted)
+}
+
+/// Deletes (or marks for deletion) one object, without looking at its
+/// namespace (the namespace deleter's own deletes).
+pub async fn delete_one(
     state: &State,
     def: &ResourceDef,
     namespace: Option<&str>,
@@ -428,89 +449,6 @@ fn returns_object(def: &ResourceDef) -> bool {
     def.group.is_empty() && matches!(def.kind, "Pod" | "Namespace")
 }
 
-/// Deletes a namespace: refuses the immortal ones, deletes its content
-/// (without grace), then the namespace; while some content is held by
-/// finalizers the namespace is only marked `Terminating`.
-async fn delete_namespace(
-    state: &State,
-    def: &ResourceDef,
-    name: &str,
-    options: &DeleteOptions,
-) -> Result<Deleted, ApiError> {
-    if IMMORTAL_NAMESPACES.contains(&name) {
-        return Err(failure(
-            403,
-            "Forbidden",
-            format!(
-                "namespaces {} is forbidden: this namespace may not be deleted",
-                exitplan_api::field::go_quote(name)
-            ),
-            Some(StatusDetails {
-                kind: Some("namespaces".into()),
-                name: Some(name.into()),
-                ..StatusDetails::default()
-            }),
-        ));
-    }
-    let (current, mut obj) = super::get::current(state, def, None, name)?;
-    check_preconditions(def, name, &obj, options)?;
-    if is_dry_run(options) {
-        return Ok(Deleted {
-            object: obj,
-            removed: true,
-        });
-    }
-    let content = DeleteOptions {
-        grace_period_seconds: Some(0),
-        ..DeleteOptions::default()
-    };
-    let mut remaining = 0usize;
-    let registered = state.registry.served();
-    for r in registered.defs.iter().copied().filter(|r| r.namespaced) {
-        let (items, _) = state.store.list(&r.prefix(Some(name)));
-        for item in items {
-            let item_name = item
-                .key
-                .as_str()
-                .rsplit('/')
-                .next()
-                .unwrap_or_default()
-                .to_owned();
-            match delete_object(state, r, Some(name), &item_name, &content).await {
-                Ok(d) if !d.removed => remaining += 1,
-                Ok(_) => {}
-                Err(e) if e.code() == 404 => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-    if remaining > 0 {
-        set_meta(&mut obj, "deletionTimestamp", rfc3339(state.clock.now()));
-        if let Some(m) = obj.as_object_mut() {
-            m.insert("status".into(), serde_json::json!({"phase": "Terminating"}));
-        }
-        let attrs = def.attrs(&obj);
-        let stored = state
-            .store
-            .put(
-                current.key.clone(),
-                obj,
-                attrs,
-                Precondition::Revision(current.revision),
-            )
-            .await
-            .map_err(|e| match e {
-                WriteError::Conflict { .. } => conflict_modified(def.group, def.plural, name),
-                other => from_write(other),
-            })?;
-        return Ok(Deleted {
-            object: served(def, stored.value()?),
-            removed: false,
-        });
-    }
-    delete_object(state, def, None, name, options).await
-}
-
 /// `DELETE …/<name>`.
 pub async fn delete(call: &Call) -> Result<Response, ApiError> {
     let options = options_of(call)?;
@@ -519,8 +457,8 @@ pub async fn delete(call: &Call) -> Result<Response, ApiError> {
     super::priority::check_delete(def, name)?;
     let caller = crate::webhook::caller(call);
     admit_delete(&call.state, def, call.ns(), name, &options, &caller).await?;
-    let deleted = if def.group.is_empty() && def.kind == "Namespace" {
-        delete_namespace(&call.state, def, name, &options).await?
+    let deleted = if super::namespace::is_namespace(def) {
+        super::namespace::delete_namespace(&call.state, def, name, &options).await?
     } else {
         delete_object(&call.state, def, call.ns(), name, &options).await?
     };
@@ -584,6 +522,10 @@ pub async fn admit_delete(
 
 /// `DELETE` of a collection: every selected object, each as a DELETE.
 pub async fn delete_collection(call: &Call) -> Result<Response, ApiError> {
+    if super::namespace::is_namespace(call.def) {
+        // Upstream serves no deletecollection for namespaces.
+        return Err(super::errors::method_not_allowed());
+    }
     let options = options_of(call)?;
     let selectors = Selectors::of(call)?;
     let page = select(call, &selectors)?;

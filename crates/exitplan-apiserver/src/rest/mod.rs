@@ -12,6 +12,9 @@
 //!   [`eviction`], [`scale`], [`token`].
 //! * [`crd`] — the CRD controllers, run after every CRD write.
 //! * [`rbac`] — the RBAC policy snapshot, default roles, ClusterRole aggregation.
+//! * [`namespace`] — the namespace lifecycle: DELETE, `/finalize` and the
+//!   deleter, run at DELETE, after removals in terminating namespaces and
+//!   at start-up.
 //! * Shared: [`errors`] (Status texts), [`query`], [`request`], [`request_info`],
 //!   [`negotiate`] (JSON or Table), [`openapi`] (the OpenAPI documents), [`fieldvalidation`] (unknown and repeated fields; [`duplicates`] scans raw bodies), [`resourceversion`] (the `resourceVersion` parameters), [`meta`] (UIDs, managers), [`respond`],
 //!   [`state`].
@@ -30,6 +33,7 @@ pub mod get;
 pub mod list;
 pub mod meta;
 pub mod metrics;
+pub mod namespace;
 pub mod negotiate;
 pub mod openapi;
 pub mod patch;

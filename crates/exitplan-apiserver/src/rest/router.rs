@@ -292,6 +292,10 @@ async fn dispatch_verb(
             Method::PATCH => patch::patch(call).await,
             _ => Err(method_not_allowed()),
         },
+        (Some("finalize"), _) => match method {
+            Method::PUT => update::update(call).await,
+            _ => Err(method_not_allowed()),
+        },
         (Some("scale"), _) => match method {
             Method::GET => scale::get(call).await,
             Method::PUT => scale::update(call).await,

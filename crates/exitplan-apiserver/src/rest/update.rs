@@ -1,7 +1,8 @@
 //! UPDATE (`PUT`) of an object or its `status`: the resourceVersion
 //! precondition (409), admission through the registry strategies (the
 //! status strategy resets what a `/status` write may not change), no-op
-//! detection, and removal of an object whose last finalizer is gone.
+//! detection, and removal of an object whose last finalizer is gone
+//! (`/finalize` of namespaces goes through here too).
 
 use std::sync::Arc;
 
@@ -176,12 +177,17 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         other => from_write(other),
     };
     // `shouldDeleteDuringUpdate`: the last finalizer of an object being
-    // deleted without grace is gone, so the object goes.
-    if finalizers(&new).is_empty()
-        && !finalizers(&old).is_empty()
-        && new.pointer("/metadata/deletionTimestamp").is_some()
-        && deletion_grace(&new).unwrap_or(0) == 0
-    {
+    // deleted without grace is gone, so the object goes (a namespace also
+    // needs its `spec.finalizers` gone).
+    let should_delete = if super::namespace::is_namespace(def) {
+        super::namespace::should_delete_during_update(&new, &old)
+    } else {
+        finalizers(&new).is_empty()
+            && !finalizers(&old).is_empty()
+            && new.pointer("/metadata/deletionTimestamp").is_some()
+            && deletion_grace(&new).unwrap_or(0) == 0
+    };
+    if should_delete {
         let deleted = state
             .store
             .delete(&current.key, precondition)
@@ -190,6 +196,11 @@ pub async fn update_object(state: &State, u: Update<'_>) -> Result<Updated, ApiE
         tracing::info!(resource = def.plural, name = %name, "deleted: last finalizer removed");
         let mut object = new;
         crate::storage::set_resource_version(&mut object, deleted.revision);
+        if def.namespaced
+            && let Some(ns) = meta_str(&object, "namespace")
+        {
+            super::namespace::after_content_removed(state, ns).await;
+        }
         return Ok(Updated::Object(object));
     }
     let new = to_stored(def, new)?;

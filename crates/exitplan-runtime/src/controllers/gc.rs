@@ -35,11 +35,11 @@
 //! dependent is touched, and the dependents already naming the new kind are
 //! looked at again once it is watched.
 //!
-//! Namespaces: the API server itself deletes a namespace's content (there is
-//! no namespace controller; `spec.finalizers: [kubernetes]` is not waited
-//! for); once it is empty the namespace is deleted with the request's
-//! propagation policy, and the collector removes `foregroundDeletion` /
-//! `orphan` from its `metadata.finalizers` like any owner's.
+//! Namespaces: the API server itself runs the namespace deleter (content
+//! deleted, then `kubernetes` removed from `spec.finalizers` through
+//! `/finalize`); a namespace deleted with `Foreground` or `Orphan` keeps
+//! that finalizer in `metadata.finalizers`, which the collector removes like
+//! any owner's — the update that removes it removes the namespace.
 
 mod discovery;
 
