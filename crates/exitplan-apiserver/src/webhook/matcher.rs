@@ -2,56 +2,37 @@
 //! object and namespace selector matchers and the exemption of the
 //! admission configuration resources. Pure.
 //!
-//! A private matcher until the registry's admissionregistration module
-//! ships one; [`rules_match`] is the one function to swap.
+//! Rule matching is the registry's (`exitplan_api::admissionregistration::matching`).
 
 use std::collections::BTreeMap;
 
+use exitplan_api::admissionregistration::matching;
 use k8s_openapi::api::admissionregistration::v1::RuleWithOperations;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde_json::Value;
 
 use super::Attributes;
 
-/// Whether any of `rules` selects the request (`rules.Matcher.Matches`).
+/// Whether any of `rules` selects the request: the registry's
+/// `admissionregistration::matching` (upstream's `rules.Matcher`). Every
+/// served resource has one version, so `matchPolicy: Equivalent` finds no
+/// other resource to match.
 pub fn rules_match(rules: &[RuleWithOperations], attrs: &Attributes<'_>) -> bool {
-    rules.iter().any(|r| rule_matches(r, attrs))
+    let request = matching::RequestAttributes {
+        operation: attrs.operation.as_str(),
+        group: &attrs.resource.group,
+        version: &attrs.resource.version,
+        resource: &attrs.resource.name,
+        subresource: attrs.subresource,
+        namespace: attrs.namespace,
+    };
+    matching::invocation_resource(rules, None, &request, &[]).is_some()
 }
 
 fn is_namespace(attrs: &Attributes<'_>) -> bool {
     attrs.resource.group.is_empty()
         && attrs.resource.version == "v1"
         && attrs.resource.name == "namespaces"
-}
-
-fn exact_or_wildcard(items: Option<&Vec<String>>, requested: &str) -> bool {
-    items
-        .into_iter()
-        .flatten()
-        .any(|i| i == "*" || i == requested)
-}
-
-fn rule_matches(rule: &RuleWithOperations, attrs: &Attributes<'_>) -> bool {
-    let scope = match rule.scope.as_deref() {
-        None | Some("*") => true,
-        Some("Namespaced") => !is_namespace(attrs) && !attrs.namespace.is_empty(),
-        Some("Cluster") => is_namespace(attrs) || attrs.namespace.is_empty(),
-        Some(_) => false,
-    };
-    let operation = rule
-        .operations
-        .iter()
-        .flatten()
-        .any(|op| op == "*" || op == attrs.operation.as_str());
-    let resource = rule.resources.iter().flatten().any(|r| {
-        let (res, sub) = r.split_once('/').unwrap_or((r, ""));
-        (res == "*" || res == attrs.resource.name) && (sub == "*" || sub == attrs.subresource)
-    });
-    scope
-        && operation
-        && exact_or_wildcard(rule.api_groups.as_ref(), &attrs.resource.group)
-        && exact_or_wildcard(rule.api_versions.as_ref(), &attrs.resource.version)
-        && resource
 }
 
 /// The admission configuration resources, which no webhook is called for
