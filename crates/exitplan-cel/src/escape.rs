@@ -6,29 +6,7 @@
 //! `[a-zA-Z0-9_./-]`) is not reachable at all.
 
 /// CEL's reserved words, escaped as `__word__`.
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+const RESERVED: &[&str] = &exitplan_api::admissionregistration::policy::CEL_RESERVED;
 
 /// The name a rule uses for property `ident`, or `None` when it cannot be escaped.
 pub fn escape(ident: &str) -> Option<String> {

@@ -37,7 +37,9 @@ pub const VALIDATION_REASONS: [&str; 3] = ["Forbidden", "Invalid", "RequestEntit
 /// `paramRef.parameterNotFoundAction` values, in upstream's order.
 pub const PARAMETER_NOT_FOUND_ACTIONS: [&str; 2] = ["Deny", "Allow"];
 
-const CEL_RESERVED: [&str; 22] = [
+/// CEL's reserved words (cel-go's `reservedIds`): not identifiers, and
+/// escaped as `__word__` in schema property names.
+pub const CEL_RESERVED: [&str; 21] = [
     "true",
     "false",
     "null",
@@ -59,7 +61,6 @@ const CEL_RESERVED: [&str; 22] = [
     "var",
     "void",
     "while",
-    "",
 ];
 
 /// `isCELIdentifier`: `[_a-zA-Z][_a-zA-Z0-9]*` and not reserved.
