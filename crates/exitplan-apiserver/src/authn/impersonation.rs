@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use exitplan_api::field::go_quote;
 use exitplan_authz::{Attributes, Decision, UserInfo, groups, users};
 
-use crate::rest::errors::{ApiError, failure, group_resource};
+use crate::rest::errors::ApiError;
 use crate::rest::state::State;
 
 /// The authorization hook impersonation (and, later, every request) asks.
@@ -344,50 +344,8 @@ fn internal_error(text: &str) -> Response {
 /// list resource "pods" in API group "" in the namespace "default"`, with
 /// `: <reason>` when the authorizer gave one).
 pub fn forbidden(attrs: &Attributes, reason: &str) -> ApiError {
-    let user = go_quote(&attrs.user.name);
-    let what = if !attrs.resource_request {
-        format!(
-            "User {user} cannot {} path {}",
-            attrs.verb,
-            go_quote(&attrs.path)
-        )
-    } else {
-        let mut resource = attrs.resource.clone();
-        if !attrs.subresource.is_empty() {
-            resource = format!("{resource}/{}", attrs.subresource);
-        }
-        let scope = if attrs.namespace.is_empty() {
-            "at the cluster scope".to_owned()
-        } else {
-            format!("in the namespace {}", go_quote(&attrs.namespace))
-        };
-        format!(
-            "User {user} cannot {} resource {} in API group {} {scope}",
-            attrs.verb,
-            go_quote(&resource),
-            go_quote(&attrs.api_group)
-        )
-    };
-    let err = if reason.is_empty() {
-        what
-    } else {
-        format!("{what}: {reason}")
-    };
-    let qualified = group_resource(&attrs.api_group, &attrs.resource);
-    let message = if attrs.resource.is_empty() && attrs.api_group.is_empty() {
-        format!("forbidden: {err}")
-    } else if attrs.name.is_empty() {
-        format!("{qualified} is forbidden: {err}")
-    } else {
-        format!("{qualified} {} is forbidden: {err}", go_quote(&attrs.name))
-    };
-    let details = k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails {
-        group: (!attrs.api_group.is_empty()).then(|| attrs.api_group.clone()),
-        kind: (!attrs.resource.is_empty()).then(|| attrs.resource.clone()),
-        name: (!attrs.name.is_empty()).then(|| attrs.name.clone()),
-        ..Default::default()
-    };
-    failure(403, "Forbidden", message, Some(details))
+    let f = exitplan_authz::Forbidden::for_request(attrs, reason);
+    crate::rest::errors::forbidden(&f.group, &f.resource, &f.name, &f.detail)
 }
 
 #[cfg(test)]

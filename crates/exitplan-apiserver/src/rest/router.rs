@@ -98,13 +98,7 @@ fn authorize(state: &State, req: &Request, user: &Arc<UserInfo>) -> Result<(), A
         return Ok(());
     }
     tracing::debug!(user = %attrs.user.name, verb = %attrs.verb, resource = %attrs.resource, namespace = %attrs.namespace, "forbidden");
-    let f = exitplan_authz::Forbidden::for_request(&attrs, decision.reason());
-    Err(super::errors::forbidden(
-        &f.group,
-        &f.resource,
-        &f.name,
-        &f.detail,
-    ))
+    Err(crate::authn::forbidden(&attrs, decision.reason()))
 }
 
 /// A watch's response, counted in `gauge` until its body is dropped (the
